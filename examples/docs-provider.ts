@@ -1,0 +1,98 @@
+/**
+ * A provider over a folder of Markdown: each heading starts a section, and a
+ * section scores by how many of the goal's words it contains (its heading counts
+ * double). By default it serves this repository's README.md and docs/; set
+ * OCP_DOCS to a comma-separated list of files and folders to serve others.
+ *
+ *   ocp serve examples/docs-provider.ts          # what a host spawns (stdio)
+ *   ocp query examples/docs-provider.ts "how do plugins report errors?"
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type Candidate, definePlugin, defineProvider } from "ocp-provider";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const roots = (process.env.OCP_DOCS ?? `${join(repo, "README.md")},${join(repo, "docs")}`)
+  .split(",")
+  .map((p) => resolve(p));
+const STOP = new Set(
+  "a an and are as at be by do does for from how i in is it of on or that the this to what when where which who why with".split(
+    " ",
+  ),
+);
+
+/** Lower-case words of two or more letters, minus stop-words. */
+function words(text: string): Set<string> {
+  return new Set((text.toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) ?? []).filter((word) => !STOP.has(word)));
+}
+
+async function markdownFiles(path: string): Promise<string[]> {
+  if (path.endsWith(".md")) return [path];
+  const entries = await readdir(path, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith(".md"))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+interface Section {
+  file: string;
+  heading: string;
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** Splits Markdown at headings (outside code fences); each section keeps its exact lines. */
+function sections(file: string, source: string): Section[] {
+  const lines = source.split(/(?<=\n)/);
+  const found: Section[] = [];
+  let fenced = false;
+  lines.forEach((line, index) => {
+    if (/^(```|~~~)/.test(line)) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line.trimEnd());
+    if (heading !== null || found.length === 0) {
+      found.push({ file, heading: heading?.[1] ?? relative(repo, file), text: "", start: index + 1, end: index + 1 });
+    }
+    const current = found[found.length - 1] as Section;
+    current.text += line;
+    current.end = index + 1;
+  });
+  return found.filter((section) => section.text.trim() !== "");
+}
+
+const markdown = definePlugin({
+  name: "markdown",
+  kinds: ["doc"],
+  async search(query) {
+    const wanted = words(`${query.goal} ${query.query_text ?? ""}`);
+    if (wanted.size === 0) return [];
+    const candidates: Candidate[] = [];
+    for (const file of (await Promise.all(roots.map(markdownFiles))).flat()) {
+      for (const section of sections(file, await readFile(file, "utf8"))) {
+        const body = words(section.text);
+        const heading = words(section.heading);
+        const hits = [...wanted].reduce((sum, word) => sum + (body.has(word) ? 1 : 0) + (heading.has(word) ? 1 : 0), 0);
+        if (hits === 0) continue;
+        candidates.push({
+          content: section.text,
+          relevance: hits / (2 * wanted.size),
+          title: section.heading,
+          uri: pathToFileURL(file).href,
+          range: { start: section.start, end: section.end },
+          provenance: [{ type: "file", method: "markdown-sections" }],
+        });
+      }
+    }
+    return candidates;
+  },
+});
+
+export default defineProvider({
+  name: "docs",
+  version: "0.1.0",
+  dataFlow: { reads: true, writes: false, egress: false },
+  plugins: [markdown],
+  root: repo,
+});

@@ -1,0 +1,137 @@
+/**
+ * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp query`
+ * asks it one question in-process and shows what came back.
+ */
+import { parseArgs } from "node:util";
+import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
+import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import { loadProvider } from "./load-provider.js";
+import { renderFrames } from "./render.js";
+
+const USAGE = `ocp — Open Context Protocol (ocp/1.0-draft) provider tools
+
+Usage:
+  ocp serve <module> [--http [host:]port] [--token T]
+      Serve the provider that <module> exports by default: over stdio (NDJSON), or
+      over HTTP with --http (default host 127.0.0.1). --token (or OCP_HTTP_TOKEN)
+      requires "Authorization: Bearer T".
+  ocp query <module> "<goal>" [--max-tokens N] [--max-frames N] [--kinds k,..]
+            [--query-text T] [--anchors a,..] [--as-of T] [--json]
+      Run one query in-process and print the frames (or the result as JSON).
+
+<module> is a .js or .ts file whose default export is defineProvider({ ... }).
+`;
+
+function usageError(message: string): OcpError {
+  return new OcpError(ERROR_CODES.USAGE, `${message}\n\n${USAGE}`);
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 4_294_967_295) {
+    throw usageError(`--${name} must be a whole number ≥ 0, not '${value}'`);
+  }
+  return parsed;
+}
+
+/** Parses `[host:]port` (`8080`, `0.0.0.0:8080`, `[::1]:8080`). */
+export function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(value);
+  if (match === null) throw usageError(`--http expects [host:]port, not '${value}'`);
+  const host = (match[1] ?? "127.0.0.1").replace(/^\[|\]$/g, "");
+  return { host, port: Number(match[2]) };
+}
+
+async function serveCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { http: { type: "string" }, token: { type: "string" } },
+  });
+  const [module] = positionals;
+  if (module === undefined || positionals.length > 1) throw usageError("ocp serve takes exactly one module");
+  if (values.http === undefined) {
+    const { guardStdout, runStdio } = await import("../transport/stdio.js");
+    // Before the module loads: whatever it prints must not reach stdout.
+    guardStdout();
+    await runStdio(await loadProvider(module));
+    return;
+  }
+  const listen = parseListen(values.http);
+  const { runHttp } = await import("../transport/http.js");
+  const provider = await loadProvider(module);
+  const token = values.token ?? process.env.OCP_HTTP_TOKEN;
+  const server = await runHttp(provider, { ...listen, token });
+  process.stderr.write(`${provider.info.name} ${provider.info.version} listening on ${server.url}\n`);
+}
+
+async function queryCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      "max-tokens": { type: "string" },
+      "max-frames": { type: "string" },
+      kinds: { type: "string" },
+      "query-text": { type: "string" },
+      anchors: { type: "string" },
+      "as-of": { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const [module, goal] = positionals;
+  if (module === undefined || goal === undefined || positionals.length > 2) {
+    throw usageError('ocp query takes a module and a goal: ocp query <module> "<goal>"');
+  }
+  const kinds = (values.kinds ?? "").split(",").filter((kind) => kind !== "");
+  for (const kind of kinds) {
+    if (!(FRAME_KINDS as readonly string[]).includes(kind)) {
+      throw usageError(`unknown kind '${kind}' (expected ${FRAME_KINDS.join(", ")})`);
+    }
+  }
+  const query: ContextQuery = {
+    goal,
+    query_text: values["query-text"],
+    kinds: kinds as FrameKind[],
+    anchors: (values.anchors ?? "").split(",").filter((anchor) => anchor !== ""),
+    max_tokens: positiveInt("max-tokens", values["max-tokens"], 1024),
+    max_frames: positiveInt("max-frames", values["max-frames"], 8),
+    as_of: values["as-of"],
+  };
+  const provider = await loadProvider(module);
+  try {
+    const result = await provider.query(query);
+    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else
+      process.stdout.write(renderFrames(result, { maxTokens: query.max_tokens, color: process.stdout.isTTY === true }));
+  } finally {
+    await provider.close();
+  }
+}
+
+/** Runs the `ocp` command line; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "serve":
+        await serveCommand(rest);
+        return 0;
+      case "query":
+        await queryCommand(rest);
+        return 0;
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        process.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw usageError(`unknown command '${command}'`);
+    }
+  } catch (error) {
+    process.stderr.write(`ocp: ${error instanceof OcpError ? error.message : describeError(error)}\n`);
+    return error instanceof OcpError && error.code === ERROR_CODES.USAGE ? 2 : 1;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * ocp-provider: write an Open Context Protocol (ocp/1.0-draft) provider by writing
+ * only search. Transports live in subpath exports (`ocp-provider/stdio`,
+ * `ocp-provider/http`) so importing the core starts no server and no child process.
+ */
+
+export { countLines, sliceLines } from "./pack/lines.js";
+export { type PackOptions, type PackResult, packFrames } from "./pack/pack.js";
+export { ERROR_CODES, type ErrorCode, OcpError, UserError } from "./provider/errors.js";
+export { contentDigest, formatRange, mapRelevance } from "./provider/frames.js";
+export { createLogger, type Logger, type LogLevel, silentLogger } from "./provider/logger.js";
+export {
+  type Candidate,
+  type CandidateProvenance,
+  CORE_VERSION,
+  definePlugin,
+  isPlugin,
+  type LineRange,
+  type Plugin,
+  type PluginDefinition,
+  type ScoreScale,
+  type SearchContext,
+  type SearchOutput,
+  type SetupContext,
+} from "./provider/plugin.js";
+export {
+  defineProvider,
+  isProvider,
+  type Provider,
+  type ProviderOptions,
+  type QueryOptions,
+} from "./provider/provider.js";
+export { createSession, type Session, type SessionState } from "./provider/session.js";
+export { createTokenCounter, type TokenCounter, type TokenizerName } from "./tokens/counter.js";
+export type {
+  Capabilities,
+  ContextFrame,
+  ContextQuery,
+  ContextQueryResult,
+  DataFlow,
+  Envelope,
+  FrameKind,
+  Provenance,
+  ProviderInfo,
+  Relation,
+} from "./wire/schemas.js";
+export { FRAME_KINDS } from "./wire/schemas.js";
+export { PROTOCOL_VERSION, versionsCompatible } from "./wire/version.js";

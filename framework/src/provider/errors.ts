@@ -1,0 +1,68 @@
+/**
+ * The two error families, kept apart (see docs/errors.md):
+ * - {@link UserError}: a plugin's message meant for the host; it goes on the wire.
+ * - {@link OcpError}: a local error with a stable code; details go to stderr,
+ *   and the wire only ever sees a generic message.
+ */
+
+/** Stable codes of local errors; each is documented in docs/errors.md. */
+export const ERROR_CODES = {
+  /** defineProvider() was given an unusable configuration. */
+  PROVIDER_CONFIG: "OCP_ERR_PROVIDER_CONFIG",
+  /** definePlugin() was given an unusable definition. */
+  PLUGIN_INVALID: "OCP_ERR_PLUGIN_INVALID",
+  /** A plugin needs a core version range this framework is not in. */
+  PLUGIN_CORE_RANGE: "OCP_ERR_PLUGIN_CORE_RANGE",
+  /** Two plugins of one provider share a name. */
+  PLUGIN_DUPLICATE: "OCP_ERR_PLUGIN_DUPLICATE",
+  /** A plugin's setup() threw or exceeded its time bound; the plugin is disabled. */
+  PLUGIN_SETUP: "OCP_ERR_PLUGIN_SETUP",
+  /** A plugin's search() exceeded its time bound; its candidates are dropped. */
+  PLUGIN_TIMEOUT: "OCP_ERR_PLUGIN_TIMEOUT",
+  /** A plugin's search() threw; its candidates are dropped. */
+  PLUGIN_FAILED: "OCP_ERR_PLUGIN_FAILED",
+  /** A module given to `ocp serve`/`ocp query` could not be loaded or has no provider. */
+  MODULE_LOAD: "OCP_ERR_MODULE_LOAD",
+  /** A command-line argument is missing or malformed. */
+  USAGE: "OCP_ERR_USAGE",
+} as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+/** A local error with a stable string code. */
+export class OcpError extends Error {
+  /** The stable code, e.g. `OCP_ERR_PLUGIN_TIMEOUT`. */
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "OcpError";
+    this.code = code;
+  }
+}
+
+/**
+ * An error whose message is written for the host ("index not built yet: retry in a
+ * minute"). Throw it from a plugin's search(); any other error becomes a generic
+ * wire message and its details go to stderr only.
+ */
+export class UserError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "UserError";
+  }
+}
+
+/** The host's query itself is malformed (a `UserError` a transport may answer with 400). */
+export class InvalidQueryError extends UserError {
+  constructor(message: string) {
+    super(`invalid query: ${message}`);
+    this.name = "InvalidQueryError";
+  }
+}
+
+/** A one-line description of anything thrown, for stderr. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message === "" ? error.name : `${error.name}: ${error.message}`;
+  return String(error);
+}

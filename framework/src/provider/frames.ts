@@ -1,0 +1,174 @@
+/**
+ * From candidates to frames that are valid by construction (F1–F3).
+ *
+ * - score: a plugin's relevance mapped into [0, 1] by its declared scale (see
+ *   {@link mapRelevance}); NaN, infinite or negative relevance drops the candidate.
+ * - title and citation_label: the plugin's, else derived from the path and line
+ *   range ("src/config.ts L42-44"), else from the content; never empty.
+ * - provenance: the first entry describes the shipped content and gets its exact
+ *   `sha256:` digest and line range; every entry gets `by` (the provider's name).
+ */
+import { createHash } from "node:crypto";
+import { isAbsolute, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { PackedFrame } from "../pack/pack.js";
+import type { ContextFrame, FrameKind } from "../wire/schemas.js";
+import { type Candidate, CandidateSchema, type LineRange, type Plugin, type ScoreScale } from "./plugin.js";
+
+/** A checked candidate with its frame id, kind and score settled: what the packer sees. */
+export interface PreparedCandidate {
+  readonly id: string;
+  readonly kind: FrameKind;
+  readonly content: string;
+  readonly score: number;
+  readonly plugin: Plugin;
+  readonly candidate: Candidate;
+}
+
+/**
+ * Maps a relevance into a score in [0, 1], or returns a reason it cannot.
+ * `unit`: [0, 1] as is, above 1 clamped to 1. `unbounded`: r / (1 + r), which keeps order.
+ */
+export function mapRelevance(relevance: number, scale: ScoreScale): { score: number; clamped: boolean } | string {
+  if (Number.isNaN(relevance)) return "relevance is NaN";
+  if (relevance < 0) return `relevance ${relevance} is negative`;
+  if (scale === "unbounded") {
+    if (relevance === Number.POSITIVE_INFINITY) return "relevance is infinite";
+    return { score: relevance / (1 + relevance), clamped: false };
+  }
+  return relevance > 1 ? { score: 1, clamped: true } : { score: relevance, clamped: false };
+}
+
+/** `sha256:<hex>` of a text's UTF-8 bytes: the digest a host can verify against the source. */
+export function contentDigest(content: string): string {
+  return `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
+}
+
+/** "L42-44", or "L42" for one line. */
+export function formatRange(range: LineRange): string {
+  return range.start === range.end ? `L${range.start}` : `L${range.start}-${range.end}`;
+}
+
+/** The path a person should see for a candidate: its own, a file uri relative to `root`, or the uri. */
+export function displayPath(candidate: Candidate, root: string): string | undefined {
+  if (candidate.path !== undefined) return candidate.path;
+  if (candidate.uri === undefined) return undefined;
+  if (!candidate.uri.startsWith("file:")) return candidate.uri;
+  try {
+    const absolute = fileURLToPath(candidate.uri);
+    const rel = relative(root, absolute);
+    const inside = rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+    return inside ? rel.split(sep).join("/") : absolute;
+  } catch {
+    return candidate.uri;
+  }
+}
+
+/** Outcome of checking one raw candidate. */
+export type PrepareOutcome =
+  | { ok: true; prepared: PreparedCandidate; clamped: boolean }
+  | { ok: false; reason: string };
+
+/** Checks one raw candidate from `plugin` and settles its id, kind and score. */
+export function prepareCandidate(raw: unknown, plugin: Plugin): PrepareOutcome {
+  const parsed = CandidateSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, reason: `${issue?.path.join(".") || "candidate"}: ${issue?.message ?? "invalid"}` };
+  }
+  const candidate = parsed.data as Candidate;
+  const kind = candidate.kind ?? (plugin.kinds[0] as FrameKind);
+  if (!plugin.kinds.includes(kind)) return { ok: false, reason: `kind '${kind}' is not one the plugin declared` };
+  const mapped = mapRelevance(candidate.relevance, plugin.scores ?? "unit");
+  if (typeof mapped === "string") return { ok: false, reason: mapped };
+  const localId =
+    candidate.id ??
+    (candidate.uri !== undefined
+      ? `${candidate.uri}${candidate.range ? `#${formatRange(candidate.range)}` : ""}`
+      : contentDigest(candidate.content).slice(0, 23));
+  return {
+    ok: true,
+    clamped: mapped.clamped,
+    prepared: {
+      id: `${plugin.name}:${localId}`,
+      kind,
+      content: candidate.content,
+      score: mapped.score,
+      plugin,
+      candidate,
+    },
+  };
+}
+
+const TRAILING_RANGE = / L\d+(-\d+)?$/;
+
+/** Builds the wire frame for a packed candidate. */
+export function buildFrame(
+  packed: PackedFrame<PreparedCandidate>,
+  provider: { name: string; root: string },
+): ContextFrame {
+  const { candidate: prepared, content, tokenCost, keptLines } = packed;
+  const { candidate, plugin } = prepared;
+  const range =
+    candidate.range !== undefined && keptLines !== undefined
+      ? { start: candidate.range.start, end: Math.min(candidate.range.end, candidate.range.start + keptLines - 1) }
+      : candidate.range;
+  const path = displayPath(candidate, provider.root);
+  const located = path !== undefined ? (range !== undefined ? `${path} ${formatRange(range)}` : path) : undefined;
+  const fallback = located ?? firstLine(content) ?? `${plugin.name} result`;
+  const title = nonEmpty(candidate.title) ?? fallback;
+  let citation = nonEmpty(candidate.citationLabel) ?? fallback;
+  // A cut frame cites the lines it kept, also when the plugin wrote the label itself.
+  if (keptLines !== undefined && range !== undefined && candidate.citationLabel !== undefined) {
+    citation = citation.replace(TRAILING_RANGE, ` ${formatRange(range)}`);
+  }
+
+  const digest = contentDigest(content);
+  const [first, ...rest] = candidate.provenance ?? [{}];
+  const primary = {
+    type: first?.type ?? (candidate.uri?.startsWith("file:") ? "file" : "derivation"),
+    uri: first?.uri ?? candidate.uri,
+    range: range !== undefined ? formatRange(range) : first?.range,
+    digest,
+    method: first?.method ?? plugin.name,
+    by: first?.by ?? provider.name,
+  };
+  const others = rest.map((entry) => ({ ...entry, type: entry.type ?? "derivation", by: entry.by ?? provider.name }));
+
+  return {
+    id: prepared.id,
+    kind: prepared.kind,
+    title,
+    content,
+    uri: candidate.uri,
+    score: prepared.score,
+    token_cost: tokenCost,
+    valid_from: timestamp(candidate.validFrom),
+    valid_to: timestamp(candidate.validTo),
+    recorded_at: timestamp(candidate.recordedAt),
+    provenance: [primary, ...others],
+    citation_label: citation,
+    embedding: candidate.embedding,
+    relations: (candidate.relations ?? []).map((relation) => ({
+      rel: relation.rel,
+      target_uri: relation.targetUri,
+      display_name: relation.displayName,
+    })),
+  };
+}
+
+function nonEmpty(text: string | undefined): string | undefined {
+  return text !== undefined && text.trim() !== "" ? text : undefined;
+}
+
+/** The first non-blank line of content, shortened to 80 characters. */
+function firstLine(content: string): string | undefined {
+  const line = content.split("\n").find((text) => text.trim() !== "");
+  if (line === undefined) return undefined;
+  const points = [...line.trim()]; // code points, so no surrogate pair is split
+  return points.length > 80 ? `${points.slice(0, 79).join("")}…` : points.join("");
+}
+
+function timestamp(value: string | Date | undefined): string | undefined {
+  return value instanceof Date ? value.toISOString() : value;
+}

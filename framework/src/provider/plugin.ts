@@ -1,0 +1,196 @@
+/**
+ * Plugins: the part a provider author writes. A plugin turns a query into
+ * candidates; the framework turns candidates into honest frames.
+ */
+import { createRequire } from "node:module";
+import semver from "semver";
+import { z } from "zod";
+import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import { ERROR_CODES, OcpError } from "./errors.js";
+import type { Logger } from "./logger.js";
+
+/** This framework's version: plugins state the range of it they need. */
+export const CORE_VERSION: string = (createRequire(import.meta.url)("../../package.json") as { version: string })
+  .version;
+
+/** A 1-based, inclusive range of lines of the source a candidate's content was taken from. */
+export interface LineRange {
+  start: number;
+  end: number;
+}
+
+/** One provenance entry as a plugin states it; the framework completes `by` (and the first entry's digest and range). */
+export interface CandidateProvenance {
+  type?: string;
+  uri?: string;
+  range?: string;
+  digest?: string;
+  method?: string;
+  by?: string;
+}
+
+/**
+ * What a plugin returns: content and what is known of it. Never a token cost —
+ * the framework counts shipped content itself.
+ */
+export interface Candidate {
+  /** The text a host would put in its prompt (untrusted data). */
+  content: string;
+  /** Relevance: in [0, 1] for `scores: "unit"` plugins, any non-negative number for `"unbounded"`. */
+  relevance: number;
+  /** Stable id within the plugin; default derived from uri + range or the content digest. */
+  id?: string;
+  /** Frame kind; default the plugin's first kind. */
+  kind?: FrameKind;
+  /** Human label; default derived from the path and range. */
+  title?: string;
+  /** Citation such as "src/config.ts L42-44"; default derived from the path and range. */
+  citationLabel?: string;
+  /** Where the content lives (`file:///abs/path.ts`, `https://…`, `fact://…`). */
+  uri?: string;
+  /** Path shown to people (relative to the root); default derived from a file uri. */
+  path?: string;
+  /** Lines of the source the content holds; cut frames get the range they keep. */
+  range?: LineRange;
+  /** Provenance; the first entry describes the content itself. Default one entry from uri/range. */
+  provenance?: CandidateProvenance[];
+  validFrom?: string | Date;
+  validTo?: string | Date;
+  recordedAt?: string | Date;
+  /** Graph edges, each with a human display name. */
+  relations?: { rel: string; targetUri: string; displayName?: string }[];
+  embedding?: { fingerprint: string; vector?: number[] };
+}
+
+/** The candidate shape, checked on every candidate a plugin returns. */
+export const CandidateSchema = z.object({
+  content: z.string(),
+  relevance: z.number().refine((value) => !Number.isNaN(value), "relevance is NaN"),
+  id: z.string().min(1).optional(),
+  kind: z.enum(FRAME_KINDS).optional(),
+  title: z.string().optional(),
+  citationLabel: z.string().optional(),
+  uri: z.string().min(1).optional(),
+  path: z.string().min(1).optional(),
+  range: z
+    .object({ start: z.int().min(1), end: z.int().min(1) })
+    .refine((range) => range.end >= range.start, "range.end is before range.start")
+    .optional(),
+  provenance: z
+    .array(
+      z.object({
+        type: z.string().min(1).optional(),
+        uri: z.string().optional(),
+        range: z.string().optional(),
+        digest: z.string().optional(),
+        method: z.string().optional(),
+        by: z.string().optional(),
+      }),
+    )
+    .optional(),
+  validFrom: z.union([z.string(), z.date()]).optional(),
+  validTo: z.union([z.string(), z.date()]).optional(),
+  recordedAt: z.union([z.string(), z.date()]).optional(),
+  relations: z
+    .array(z.object({ rel: z.string().min(1), targetUri: z.string().min(1), displayName: z.string().optional() }))
+    .optional(),
+  embedding: z.object({ fingerprint: z.string().min(1), vector: z.array(z.number()).optional() }).optional(),
+});
+
+/** What search() may return: candidates, optionally with how many more matches it left out. */
+export type SearchOutput = Candidate[] | { candidates: Candidate[]; omitted?: number };
+
+/** Given to setup(). */
+export interface SetupContext {
+  /** Aborted when the provider shuts down or setup exceeds its bound. */
+  signal: AbortSignal;
+  /** stderr logger, prefixed with the provider and plugin names. */
+  log: Logger;
+}
+
+/** Given to search(). */
+export interface SearchContext {
+  /** Aborted at the plugin's timeout, when the host goes away, or at shutdown. Stop work when it fires. */
+  signal: AbortSignal;
+  /** Epoch milliseconds by which the plugin must answer. */
+  deadline: number;
+  /** stderr logger, prefixed with the provider and plugin names. */
+  log: Logger;
+}
+
+/** How a plugin's relevance numbers map into a frame's score in [0, 1]. */
+export type ScoreScale = "unit" | "unbounded";
+
+/** The definition given to {@link definePlugin}. */
+export interface PluginDefinition {
+  /** Unique within a provider; names the plugin in logs, ids and provenance `method`. */
+  name: string;
+  /** The frame kinds this plugin can return. */
+  kinds: readonly FrameKind[];
+  /** The plugin's own version, for diagnostics. */
+  version?: string;
+  /** Range of ocp-provider versions the plugin works with (semver), e.g. "^0.1". */
+  core?: string;
+  /**
+   * `unit` (default): relevance is already in [0, 1]; above 1 is clamped with a warning.
+   * `unbounded`: any non-negative number (BM25, hit counts), mapped by r / (1 + r).
+   */
+  scores?: ScoreScale;
+  /** Bound on one search() in milliseconds; default the provider's `pluginTimeoutMs`. */
+  timeoutMs?: number;
+  /** Query filters the plugin understands (advertised in capabilities). */
+  filters?: readonly string[];
+  /** True if candidates carry relations (advertised as `capabilities.graph`). */
+  graph?: boolean;
+  /** One-time preparation, bounded by the provider's `setupTimeoutMs`; queries wait for it. */
+  setup?(ctx: SetupContext): void | Promise<void>;
+  /** The search itself. */
+  search(query: ContextQuery, ctx: SearchContext): SearchOutput | Promise<SearchOutput>;
+  /** Releases resources at shutdown. */
+  close?(): void | Promise<void>;
+}
+
+const PLUGIN_BRAND: unique symbol = Symbol.for("ocp-provider.plugin");
+
+/** A checked plugin, ready for defineProvider(). */
+export type Plugin = Readonly<PluginDefinition> & { readonly [PLUGIN_BRAND]: true };
+
+/** True if `value` came from {@link definePlugin}. */
+export function isPlugin(value: unknown): value is Plugin {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PLUGIN_BRAND] === true;
+}
+
+/**
+ * Checks a plugin definition now, so a broken plugin fails at registration with a
+ * coded error rather than at its first query.
+ */
+export function definePlugin(definition: PluginDefinition): Plugin {
+  const fail = (message: string) =>
+    new OcpError(ERROR_CODES.PLUGIN_INVALID, `plugin '${definition?.name}': ${message}`);
+  if (typeof definition !== "object" || definition === null) throw fail("definition must be an object");
+  if (typeof definition.name !== "string" || !/^[a-z0-9][a-z0-9._-]*$/i.test(definition.name)) {
+    throw fail("name must be a non-empty word of letters, digits, '.', '_' or '-'");
+  }
+  if (!Array.isArray(definition.kinds) || definition.kinds.length === 0)
+    throw fail("kinds must list at least one frame kind");
+  for (const kind of definition.kinds) {
+    if (!FRAME_KINDS.includes(kind))
+      throw fail(`unknown frame kind '${kind}' (expected one of ${FRAME_KINDS.join(", ")})`);
+  }
+  if (typeof definition.search !== "function") throw fail("search(query, ctx) must be a function");
+  if (definition.scores !== undefined && definition.scores !== "unit" && definition.scores !== "unbounded") {
+    throw fail(`scores must be "unit" or "unbounded", not '${definition.scores}'`);
+  }
+  if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0))
+    throw fail("timeoutMs must be a positive number");
+  if (definition.core !== undefined) {
+    if (semver.validRange(definition.core) === null) throw fail(`core '${definition.core}' is not a semver range`);
+    if (!semver.satisfies(CORE_VERSION, definition.core, { includePrerelease: true })) {
+      throw new OcpError(
+        ERROR_CODES.PLUGIN_CORE_RANGE,
+        `plugin '${definition.name}' needs ocp-provider ${definition.core}, but this is ${CORE_VERSION}`,
+      );
+    }
+  }
+  return Object.freeze({ ...definition, kinds: [...definition.kinds], [PLUGIN_BRAND]: true as const });
+}

@@ -1,0 +1,245 @@
+/**
+ * defineProvider(): a provider made of plugins. It owns the handshake, fans each
+ * query out, checks and costs what comes back, packs it under the budget and
+ * answers with frames that are valid by construction.
+ */
+import { resolve } from "node:path";
+import { packFrames } from "../pack/pack.js";
+import { createTokenCounter, TOKENIZERS, type TokenCounter, type TokenizerName } from "../tokens/counter.js";
+import { describeIssues } from "../wire/codec.js";
+import {
+  type Capabilities,
+  type ContextQuery,
+  type ContextQueryResult,
+  ContextQuerySchema,
+  type DataFlow,
+  type Envelope,
+  FRAME_KINDS,
+  type ProviderInfo,
+} from "../wire/schemas.js";
+import { describeError, ERROR_CODES, InvalidQueryError, OcpError, UserError } from "./errors.js";
+import { fanOut } from "./fan-out.js";
+import { buildFrame } from "./frames.js";
+import { createLogger, type Logger } from "./logger.js";
+import { isPlugin, type Plugin } from "./plugin.js";
+import { createSession, type Session } from "./session.js";
+
+/** The configuration of {@link defineProvider}. */
+export interface ProviderOptions {
+  /** Shown to people at consent time; non-empty. */
+  name: string;
+  /** The provider's own version; non-empty. */
+  version: string;
+  /** What the provider does with data. Declare `egress: true` if anything leaves the machine (C3). */
+  dataFlow: DataFlow;
+  /** The plugins that search; at least one. */
+  plugins: readonly Plugin[];
+  /** The tokenizer token costs reproduce; default `o200k_base`. */
+  tokenizer?: TokenizerName;
+  /** Bound on each plugin's search(), in milliseconds; default 10 000. */
+  pluginTimeoutMs?: number;
+  /** Bound on each plugin's setup(), in milliseconds; default 30 000. */
+  setupTimeoutMs?: number;
+  /** Directory file paths are shown relative to; default the working directory. */
+  root?: string;
+  /** Advertised `capabilities.embeddings_fingerprint`. */
+  embeddingsFingerprint?: string;
+  /** Where diagnostics go; default stderr. */
+  logger?: Logger;
+}
+
+/** Options of a single query. */
+export interface QueryOptions {
+  /** Aborts the plugins' work (the host went away, the provider is shutting down). */
+  signal?: AbortSignal;
+}
+
+/** A provider: query it in-process, or serve it with a transport. */
+export interface Provider {
+  /** The identity written into `handshake_ack`. */
+  readonly info: ProviderInfo;
+  /** The capabilities written into `handshake_ack`. */
+  readonly capabilities: Capabilities;
+  /** The counter behind every `token_cost`. */
+  readonly counter: TokenCounter;
+  /** The provider's stderr logger. */
+  readonly log: Logger;
+  /** Runs plugin setups once (bounded); queries wait for it. Transports start it after the handshake. */
+  start(): Promise<void>;
+  /** Answers one query (any JSON value; it is read tolerantly). Throws {@link UserError} for a bad query. */
+  query(query: unknown, options?: QueryOptions): Promise<ContextQueryResult>;
+  /** A new host session: its own handshake state. */
+  openSession(): Session;
+  /** Handles one envelope in the default session; resolves to the reply, or undefined for `shutdown`. */
+  handle(envelope: unknown, options?: QueryOptions): Promise<Envelope | undefined>;
+  /** Stops setups and closes every plugin. */
+  close(): Promise<void>;
+}
+
+const PROVIDER_BRAND: unique symbol = Symbol.for("ocp-provider.provider");
+
+/** True if `value` came from {@link defineProvider}. */
+export function isProvider(value: unknown): value is Provider {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PROVIDER_BRAND] === true;
+}
+
+function checkOptions(options: ProviderOptions): void {
+  const fail = (message: string) => new OcpError(ERROR_CODES.PROVIDER_CONFIG, `defineProvider: ${message}`);
+  if (typeof options !== "object" || options === null) throw fail("expected an options object");
+  if (typeof options.name !== "string" || options.name.trim() === "")
+    throw fail("name must be a non-empty string (H2)");
+  if (typeof options.version !== "string" || options.version.trim() === "")
+    throw fail("version must be a non-empty string (H2)");
+  const flow = options.dataFlow as Partial<DataFlow> | undefined;
+  if (typeof flow?.reads !== "boolean" || typeof flow.writes !== "boolean" || typeof flow.egress !== "boolean") {
+    throw fail("dataFlow must declare reads, writes and egress as booleans");
+  }
+  if (!Array.isArray(options.plugins) || options.plugins.length === 0)
+    throw fail("plugins must list at least one plugin");
+  const names = new Set<string>();
+  for (const plugin of options.plugins) {
+    if (!isPlugin(plugin)) throw fail("every plugin must come from definePlugin()");
+    if (names.has(plugin.name)) {
+      throw new OcpError(ERROR_CODES.PLUGIN_DUPLICATE, `defineProvider: two plugins are named '${plugin.name}'`);
+    }
+    names.add(plugin.name);
+  }
+  if (options.tokenizer !== undefined && !TOKENIZERS.includes(options.tokenizer)) {
+    throw fail(`tokenizer must be one of ${TOKENIZERS.join(", ")}`);
+  }
+}
+
+/** Defines a provider. Checks the configuration now and throws an {@link OcpError} if it is unusable. */
+export function defineProvider(options: ProviderOptions): Provider {
+  checkOptions(options);
+  const plugins = [...options.plugins];
+  const log = options.logger ?? createLogger({ name: options.name });
+  const pluginLog = new Map(plugins.map((plugin) => [plugin, prefixed(log, plugin.name)]));
+  const counter = createTokenCounter({ tokenizer: options.tokenizer });
+  const root = resolve(options.root ?? process.cwd());
+  const pluginTimeoutMs = options.pluginTimeoutMs ?? 10_000;
+  const setupTimeoutMs = options.setupTimeoutMs ?? 30_000;
+  const lifetime = new AbortController();
+  const disabled = new Set<Plugin>();
+  let started: Promise<void> | undefined;
+
+  const kinds = FRAME_KINDS.filter((kind) => plugins.some((plugin) => plugin.kinds.includes(kind)));
+  const info: ProviderInfo = { name: options.name, version: options.version, data_flow: { ...options.dataFlow } };
+  const capabilities: Capabilities = {
+    query: { kinds: [...kinds], filters: [...new Set(plugins.flatMap((plugin) => plugin.filters ?? []))] },
+    upsert: false,
+    graph: plugins.some((plugin) => plugin.graph === true),
+    embeddings_fingerprint: options.embeddingsFingerprint ?? null,
+    subscribe: false,
+  };
+
+  async function setupOne(plugin: Plugin): Promise<void> {
+    if (plugin.setup === undefined) return;
+    const plog = pluginLog.get(plugin) as Logger;
+    const signal = AbortSignal.any([lifetime.signal, AbortSignal.timeout(setupTimeoutMs)]);
+    try {
+      await Promise.race([
+        plugin.setup({ signal, log: plog }),
+        new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+      ]);
+    } catch (error) {
+      disabled.add(plugin);
+      plog.error(`${ERROR_CODES.PLUGIN_SETUP}: setup failed, plugin disabled: ${describeError(error)}`);
+    }
+  }
+
+  function start(): Promise<void> {
+    started ??= (async () => {
+      // Yield first: a transport starts us right after writing the handshake_ack,
+      // and loading tokenizer tables must not delay that write.
+      await new Promise((done) => setImmediate(done));
+      counter.preload();
+      await Promise.all(plugins.map(setupOne));
+    })();
+    return started;
+  }
+
+  async function query(raw: unknown, queryOptions: QueryOptions = {}): Promise<ContextQueryResult> {
+    const parsed = ContextQuerySchema.safeParse(raw);
+    if (!parsed.success) throw new InvalidQueryError(describeIssues(parsed.error, raw));
+    const request: ContextQuery = parsed.data;
+    await start();
+    const wanted = request.kinds.length > 0 ? request.kinds : kinds;
+    const active = plugins.filter(
+      (plugin) => !disabled.has(plugin) && plugin.kinds.some((kind) => wanted.includes(kind)),
+    );
+    if (active.length === 0 && plugins.some((plugin) => plugin.kinds.some((kind) => wanted.includes(kind)))) {
+      throw new UserError(
+        "no plugin is available for this query: every matching plugin failed to set up (see the provider's stderr)",
+      );
+    }
+    const signal = queryOptions.signal ? AbortSignal.any([queryOptions.signal, lifetime.signal]) : lifetime.signal;
+    const outcomes = await fanOut(request, {
+      plugins: active,
+      timeoutMs: pluginTimeoutMs,
+      signal,
+      log: (plugin) => pluginLog.get(plugin) as Logger,
+    });
+    if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status !== "ok")) {
+      const messages = outcomes.flatMap((outcome) => (outcome.userMessage !== undefined ? [outcome.userMessage] : []));
+      const timedOut = outcomes.every((outcome) => outcome.status === "timeout");
+      throw new UserError(
+        messages.length > 0
+          ? messages.join("; ")
+          : timedOut
+            ? "search timed out"
+            : "search failed in every plugin (details are on the provider's stderr)",
+      );
+    }
+    const packed = packFrames(
+      outcomes.flatMap((outcome) => outcome.candidates),
+      { maxTokens: request.max_tokens, maxFrames: request.max_frames, kinds: request.kinds, counter },
+    );
+    const omitted = outcomes.reduce((sum, outcome) => sum + outcome.omitted, 0);
+    const truncated = packed.truncated || omitted > 0;
+    return {
+      frames: packed.frames.map((frame) => buildFrame(frame, { name: info.name, root })),
+      truncated,
+      dropped_estimate: truncated ? Math.min(packed.dropped + omitted, 4_294_967_295) : undefined,
+    };
+  }
+
+  let defaultSession: Session | undefined;
+  const provider: Provider & { [PROVIDER_BRAND]: true } = {
+    [PROVIDER_BRAND]: true,
+    info,
+    capabilities,
+    counter,
+    log,
+    start,
+    query,
+    openSession: () => createSession(provider),
+    handle: (envelope, handleOptions) => {
+      defaultSession ??= createSession(provider);
+      return defaultSession.handle(envelope, handleOptions);
+    },
+    async close() {
+      lifetime.abort(new Error("provider closed"));
+      await Promise.all(
+        plugins.map(async (plugin) => {
+          try {
+            await plugin.close?.();
+          } catch (error) {
+            pluginLog.get(plugin)?.warn(`close failed: ${describeError(error)}`);
+          }
+        }),
+      );
+    },
+  };
+  return provider;
+}
+
+/** A logger whose lines name the plugin too. */
+function prefixed(log: Logger, name: string): Logger {
+  return {
+    error: (message) => log.error(`plugin '${name}': ${message}`),
+    warn: (message) => log.warn(`plugin '${name}': ${message}`),
+    info: (message) => log.info(`plugin '${name}': ${message}`),
+    debug: (message) => log.debug(`plugin '${name}': ${message}`),
+  };
+}

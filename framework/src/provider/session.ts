@@ -1,0 +1,114 @@
+/**
+ * A host session: the handshake state machine in front of a provider.
+ *
+ * State changes happen synchronously when an envelope arrives, before any
+ * awaiting, so a transport can hand over pipelined envelopes one after another
+ * and each sees the state its predecessors left.
+ */
+import { errorEnvelope, readEnvelope } from "../wire/codec.js";
+import type { Envelope } from "../wire/schemas.js";
+import { majorFamily, PROTOCOL_VERSION, versionsCompatible } from "../wire/version.js";
+import { describeError, InvalidQueryError, UserError } from "./errors.js";
+import type { Provider, QueryOptions } from "./provider.js";
+
+/** Where a session is: waiting for a handshake, ready for queries, or shut down. */
+export type SessionState = "awaiting-handshake" | "ready" | "closed";
+
+/**
+ * A reply with a hint for transports that have status codes: `rejected` means the
+ * host's envelope was at fault, `failed` that the provider could not answer.
+ */
+export interface SessionReply {
+  readonly envelope: Envelope | undefined;
+  readonly outcome: "ok" | "rejected" | "failed";
+}
+
+/** One host's conversation with a provider. */
+export interface Session {
+  /** The current state. */
+  readonly state: SessionState;
+  /**
+   * Handles one decoded JSON value from the host. Resolves to the reply envelope,
+   * or undefined for `shutdown` (which has none). Never rejects: every problem
+   * becomes an `error` envelope.
+   */
+  handle(message: unknown, options?: QueryOptions): Promise<Envelope | undefined>;
+  /** As {@link Session.handle}, with the reply's outcome. */
+  respond(message: unknown, options?: QueryOptions): Promise<SessionReply>;
+}
+
+/** Options of {@link createSession}. */
+export interface SessionOptions {
+  /** Stateless transports (one HTTP request, no session id) answer queries without a prior handshake. */
+  requireHandshake?: boolean;
+}
+
+const rejected = (message: string): Promise<SessionReply> =>
+  Promise.resolve({ envelope: errorEnvelope(message), outcome: "rejected" });
+
+/** Opens a session on `provider`. */
+export function createSession(provider: Provider, options: SessionOptions = {}): Session {
+  let state: SessionState = options.requireHandshake === false ? "ready" : "awaiting-handshake";
+
+  function respond(message: unknown, queryOptions?: QueryOptions): Promise<SessionReply> {
+    const read = readEnvelope(message, "host");
+    if (!read.ok) return rejected(read.message);
+    const envelope = read.value;
+    switch (envelope.type) {
+      case "handshake": {
+        if (state === "closed") return rejected("session is shut down");
+        const theirs = envelope.protocol_version;
+        if (!versionsCompatible(theirs, PROTOCOL_VERSION)) {
+          return rejected(
+            `protocol version mismatch: host speaks ${theirs} (family ${majorFamily(theirs)}), ` +
+              `this provider speaks ${PROTOCOL_VERSION} (family ${majorFamily(PROTOCOL_VERSION)})`,
+          );
+        }
+        state = "ready";
+        // Plugin setup starts after the ack is on its way (start() yields first).
+        void provider.start();
+        const ack: Envelope = {
+          type: "handshake_ack",
+          protocol_version: PROTOCOL_VERSION,
+          provider: provider.info,
+          capabilities: provider.capabilities,
+        };
+        return Promise.resolve({ envelope: ack, outcome: "ok" });
+      }
+      case "query":
+        if (state === "awaiting-handshake") return rejected("query before handshake: send a handshake first");
+        if (state === "closed") return rejected("session is shut down");
+        return answer(envelope.query, queryOptions);
+      case "shutdown":
+        state = "closed";
+        return Promise.resolve({ envelope: undefined, outcome: "ok" });
+      default:
+        // readEnvelope(…, "host") admits only host envelope types.
+        return rejected(`unexpected envelope type '${envelope.type}'`);
+    }
+  }
+
+  async function answer(query: unknown, queryOptions?: QueryOptions): Promise<SessionReply> {
+    try {
+      return { envelope: { type: "frames", result: await provider.query(query, queryOptions) }, outcome: "ok" };
+    } catch (error) {
+      if (error instanceof UserError) {
+        const outcome = error instanceof InvalidQueryError ? "rejected" : "failed";
+        return { envelope: errorEnvelope(error.message), outcome };
+      }
+      provider.log.error(`query failed: ${describeError(error)}`);
+      return {
+        envelope: errorEnvelope("internal error while answering the query (details are on the provider's stderr)"),
+        outcome: "failed",
+      };
+    }
+  }
+
+  return {
+    get state() {
+      return state;
+    },
+    respond,
+    handle: (message, queryOptions) => respond(message, queryOptions).then((reply) => reply.envelope),
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * `ocp-provider/http`: a provider over streamable HTTP — POST one envelope, get one
+ * envelope back, with the same semantics as stdio.
+ *
+ * Security defaults: binds 127.0.0.1; when bound to loopback, the Host header must
+ * name loopback too (a DNS-rebinding page cannot reach us); an optional bearer
+ * token; a request body limit. Every refusal carries an `error` envelope.
+ *
+ * Sessions: the `handshake_ack` response carries an `OCP-Session` header. Requests
+ * that send it back share that session's handshake state, and a `shutdown` with it
+ * ends that session only. Requests without it are stateless: a query needs no
+ * earlier handshake, since HTTP has no connection to hang state on.
+ */
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { describeError } from "../provider/errors.js";
+import type { Provider } from "../provider/provider.js";
+import { createSession, type Session } from "../provider/session.js";
+import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
+import type { Envelope } from "../wire/schemas.js";
+import { PROTOCOL_VERSION } from "../wire/version.js";
+
+/** The session header: returned with `handshake_ack`, sent back by hosts that keep a session. */
+export const SESSION_HEADER = "OCP-Session";
+
+/** Options of {@link createHttpApp} and {@link serveHttp}. */
+export interface HttpOptions {
+  /** Interface to bind; default 127.0.0.1. */
+  host?: string;
+  /** Port; default 0 (any free port). */
+  port?: number;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Largest accepted request body in bytes; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Extra Host names accepted when bound to loopback (besides localhost, 127.0.0.1, ::1). */
+  allowedHosts?: readonly string[];
+  /** Most sessions kept at once; the least recently used is dropped beyond it. Default 1000. */
+  maxSessions?: number;
+}
+
+/** A listening provider. */
+export interface HttpServer {
+  /** `http://host:port/`, where hosts POST envelopes. */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** Stops accepting, waits for in-flight requests (bounded), closes the plugins. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+
+/** True for a bind address only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The hostname part of a Host header ("[::1]:8080" → "[::1]", "a.b:80" → "a.b"). */
+function hostnameOf(header: string): string {
+  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
+  const colon = header.lastIndexOf(":");
+  return (colon === -1 ? header : header.slice(0, colon)).toLowerCase();
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Builds the Hono app: use it in-process with `app.request()`, or listen with {@link serveHttp}. */
+export function createHttpApp(provider: Provider, options: HttpOptions = {}): Hono {
+  const bind = options.host ?? "127.0.0.1";
+  const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((host) => host.toLowerCase())]);
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 1000;
+  const sessions = new Map<string, Session>();
+  const app = new Hono();
+
+  const reply = (c: Context, envelope: Envelope, status: 200 | 400 | 401 | 403 | 404 | 405 | 413 | 500) =>
+    c.body(`${writeEnvelope(envelope)}\n`, status, { "content-type": "application/json" });
+
+  app.onError((error, c) => {
+    provider.log.error(`http: ${describeError(error)}`);
+    return reply(c, errorEnvelope("internal error (details are on the provider's stderr)"), 500);
+  });
+  app.notFound((c) =>
+    reply(c, errorEnvelope(`no such endpoint: ${c.req.method} ${c.req.path}; POST envelopes to /`), 404),
+  );
+
+  app.use("*", async (c, next) => {
+    if (isLoopback(bind)) {
+      const host = c.req.header("host");
+      if (host === undefined || !allowed.has(hostnameOf(host))) {
+        return reply(c, errorEnvelope(`Host '${host ?? ""}' is not allowed: this provider serves loopback only`), 403);
+      }
+    }
+    if (options.token !== undefined) {
+      const header = c.req.header("authorization") ?? "";
+      const given = header.startsWith("Bearer ") ? header.slice(7) : "";
+      if (!sameSecret(given, options.token)) {
+        c.header("WWW-Authenticate", 'Bearer realm="ocp"');
+        return reply(c, errorEnvelope("missing or wrong bearer token"), 401);
+      }
+    }
+    return next();
+  });
+
+  app.get("/healthz", (c) =>
+    c.json({
+      status: "ok",
+      protocol_version: PROTOCOL_VERSION,
+      provider: provider.info.name,
+      version: provider.info.version,
+    }),
+  );
+
+  app.post(
+    "/",
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) => reply(c, errorEnvelope(`request body too large: over ${maxBodyBytes} bytes`), 413),
+    }),
+    async (c) => {
+      const text = await c.req.text();
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch (error) {
+        return reply(c, errorEnvelope(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`), 400);
+      }
+      const sessionId = c.req.header(SESSION_HEADER);
+      let session: Session | undefined;
+      if (sessionId !== undefined) {
+        session = sessions.get(sessionId);
+        if (session === undefined) return reply(c, errorEnvelope(`unknown or ended session '${sessionId}'`), 404);
+        sessions.delete(sessionId); // re-inserted below: keeps the map in least-recently-used order
+        sessions.set(sessionId, session);
+      }
+      const type = (message as { type?: unknown } | null)?.type;
+      // A handshake opens a session; anything else without one is answered statelessly.
+      const active = session ?? createSession(provider, { requireHandshake: type === "handshake" });
+      const answer = await active.respond(message, { signal: c.req.raw.signal });
+      if (answer.envelope === undefined) {
+        if (sessionId !== undefined) sessions.delete(sessionId);
+        return c.body(null, 204);
+      }
+      if (answer.envelope.type === "handshake_ack" && session === undefined) {
+        const id = randomUUID();
+        sessions.set(id, active);
+        if (sessions.size > maxSessions) sessions.delete(sessions.keys().next().value as string);
+        c.header(SESSION_HEADER, id);
+      }
+      return reply(c, answer.envelope, answer.outcome === "ok" ? 200 : answer.outcome === "rejected" ? 400 : 500);
+    },
+  );
+  app.all("/", (c) => reply(c, errorEnvelope(`method ${c.req.method} not allowed: POST one envelope`), 405));
+  return app;
+}
+
+/** Listens on `host:port` (default 127.0.0.1, any free port) and serves `provider`. */
+export async function serveHttp(provider: Provider, options: HttpOptions = {}): Promise<HttpServer> {
+  const app = createHttpApp(provider, options);
+  const host = options.host ?? "127.0.0.1";
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: host }, () =>
+      resolve(listening as Server),
+    ) as Server;
+    listening.once("error", reject);
+  });
+  void provider.start();
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}/`,
+    port,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // In-flight requests get a moment to finish; then their connections are cut.
+        const cut = setTimeout(() => server.closeAllConnections(), 700);
+        await stopped;
+        clearTimeout(cut);
+        await Promise.race([provider.close(), new Promise((resolve) => setTimeout(resolve, 200).unref())]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Serves over HTTP until SIGTERM/SIGINT, then drains in-flight requests and exits 0. */
+export async function runHttp(provider: Provider, options: HttpOptions = {}): Promise<HttpServer> {
+  const server = await serveHttp(provider, options);
+  const stop = () => {
+    setTimeout(() => process.exit(0), 1500).unref();
+    void server.close().then(() => process.exit(0));
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  return server;
+}

@@ -1,0 +1,115 @@
+/**
+ * Reading and writing envelopes: the tolerant reader and the strict writer.
+ *
+ * The reader turns any JSON value into either an envelope or a message a
+ * person can act on ("query.max_tokens: expected an integer"); it never throws.
+ * The writer validates before it serialises, so nothing malformed reaches a peer.
+ */
+import type { z } from "zod";
+import { type Envelope, EnvelopeSchema, type EnvelopeType, FRAME_KINDS } from "./schemas.js";
+
+/** Envelope types a host sends to a provider. */
+export const HOST_ENVELOPE_TYPES = ["handshake", "query", "shutdown"] as const;
+/** Envelope types a provider sends to a host. */
+export const PROVIDER_ENVELOPE_TYPES = ["handshake_ack", "frames", "error"] as const;
+
+/** Who sent the envelope being read: decides which types are acceptable. */
+export type EnvelopeSender = "host" | "provider";
+
+/** The outcome of reading: a value, or a human message naming the problem. */
+export type ReadResult<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const ALL_TYPES: readonly string[] = [...HOST_ENVELOPE_TYPES, ...PROVIDER_ENVELOPE_TYPES];
+
+/**
+ * Describes Zod issues as `path: message; path: message`. `input` is the value that
+ * was parsed: with it, an unknown frame kind is named as the reference does
+ * ("unsupported frame kind: 'image'").
+ */
+export function describeIssues(error: z.ZodError, input?: unknown): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = issue.path.join(".");
+      if (issue.code === "invalid_value" && issue.path.at(-2) === "kinds") {
+        const kind = issue.path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown>)?.[key], input);
+        return `unsupported frame kind: '${String(kind)}' (expected one of ${FRAME_KINDS.join(", ")})`;
+      }
+      return path === "" ? issue.message : `${path}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+/**
+ * Reads one decoded JSON value as an envelope from `sender`.
+ * Unknown fields are dropped and `null` reads as absent; types the sender may
+ * not send (a host sending `frames`) are refused by name.
+ */
+export function readEnvelope(value: unknown, sender: EnvelopeSender): ReadResult<Envelope> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, message: `an envelope must be a JSON object, got ${describeJsonType(value)}` };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== "string") {
+    return { ok: false, message: "envelope has no string 'type' field" };
+  }
+  if (!ALL_TYPES.includes(type)) {
+    return { ok: false, message: `unknown envelope type '${truncate(type, 64)}'` };
+  }
+  const allowed: readonly string[] = sender === "host" ? HOST_ENVELOPE_TYPES : PROVIDER_ENVELOPE_TYPES;
+  if (!allowed.includes(type)) {
+    const other = sender === "host" ? "provider" : "host";
+    return { ok: false, message: `'${type}' is sent by a ${other}, not by a ${sender}` };
+  }
+  const parsed = EnvelopeSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, message: `invalid ${type}: ${describeIssues(parsed.error, value)}` };
+  return { ok: true, value: parsed.data };
+}
+
+/** Decodes one NDJSON line (or HTTP body) and reads it as an envelope from `sender`. */
+export function readEnvelopeText(text: string, sender: EnvelopeSender): ReadResult<Envelope> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, message: `malformed JSON: ${truncate(reason, 120)}` };
+  }
+  return readEnvelope(value, sender);
+}
+
+/** Thrown by the writer when we are about to emit something invalid: always a bug on our side. */
+export class InvalidEnvelopeError extends Error {
+  /** The envelope type that failed to validate. */
+  readonly envelopeType: string;
+  constructor(type: string, detail: string) {
+    super(`refusing to write an invalid ${type} envelope: ${detail}`);
+    this.name = "InvalidEnvelopeError";
+    this.envelopeType = type;
+  }
+}
+
+/**
+ * Validates an envelope strictly and serialises it to one line of JSON (no newline).
+ * Extra fields are dropped, defaults filled; a violated constraint throws {@link InvalidEnvelopeError}.
+ */
+export function writeEnvelope(envelope: Envelope | { type: EnvelopeType; [key: string]: unknown }): string {
+  const parsed = EnvelopeSchema.safeParse(envelope);
+  if (!parsed.success) throw new InvalidEnvelopeError(String(envelope.type), describeIssues(parsed.error, envelope));
+  return JSON.stringify(parsed.data);
+}
+
+/** An `error` envelope; an empty message becomes a generic one so the envelope stays valid. */
+export function errorEnvelope(message: string): Envelope {
+  return { type: "error", message: message.trim() === "" ? "unspecified error" : message };
+}
+
+function describeJsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

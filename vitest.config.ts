@@ -1,0 +1,19 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    // Workspace packages resolve to their TypeScript sources in tests (see the "source" export condition).
+    conditions: ["source"],
+  },
+  test: {
+    include: [
+      "framework/src/**/*.test.ts",
+      "plugins/*/src/**/*.test.ts",
+      "generators/src/**/*.test.ts",
+      "test/**/*.test.ts",
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+  },
+});
