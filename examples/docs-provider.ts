@@ -7,7 +7,7 @@
  *   ocp serve examples/docs-provider.ts          # what a host spawns (stdio)
  *   ocp query examples/docs-provider.ts "how do plugins report errors?"
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Candidate, definePlugin, defineProvider } from "ocp-provider";
@@ -28,7 +28,7 @@ function words(text: string): Set<string> {
 }
 
 async function markdownFiles(path: string): Promise<string[]> {
-  if (path.endsWith(".md")) return [path];
+  if (path.endsWith(".md")) return (await stat(path).catch(() => null))?.isFile() ? [path] : [];
   const entries = await readdir(path, { withFileTypes: true, recursive: true }).catch(() => []);
   return entries
     .filter((e) => e.isFile() && e.name.endsWith(".md"))

@@ -26,6 +26,16 @@ function usageError(message: string): OcpError {
   return new OcpError(ERROR_CODES.USAGE, `${message}\n\n${USAGE}`);
 }
 
+/** Runs a parseArgs call, turning its complaints (unknown option, missing value) into usage errors. */
+function parsed<R>(parse: () => R): R {
+  try {
+    return parse();
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw usageError((error as Error).message);
+    throw error;
+  }
+}
+
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
@@ -44,11 +54,13 @@ export function parseListen(value: string): { host: string; port: number } {
 }
 
 async function serveCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { http: { type: "string" }, token: { type: "string" } },
-  });
+  const { values, positionals } = parsed(() =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      options: { http: { type: "string" }, token: { type: "string" } },
+    }),
+  );
   const [module] = positionals;
   if (module === undefined || positionals.length > 1) throw usageError("ocp serve takes exactly one module");
   if (values.http === undefined) {
@@ -67,19 +79,21 @@ async function serveCommand(args: string[]): Promise<void> {
 }
 
 async function queryCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      "max-tokens": { type: "string" },
-      "max-frames": { type: "string" },
-      kinds: { type: "string" },
-      "query-text": { type: "string" },
-      anchors: { type: "string" },
-      "as-of": { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
+  const { values, positionals } = parsed(() =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        "max-tokens": { type: "string" },
+        "max-frames": { type: "string" },
+        kinds: { type: "string" },
+        "query-text": { type: "string" },
+        anchors: { type: "string" },
+        "as-of": { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+    }),
+  );
   const [module, goal] = positionals;
   if (module === undefined || goal === undefined || positionals.length > 2) {
     throw usageError('ocp query takes a module and a goal: ocp query <module> "<goal>"');

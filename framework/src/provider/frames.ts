@@ -4,7 +4,8 @@
  * - score: a plugin's relevance mapped into [0, 1] by its declared scale (see
  *   {@link mapRelevance}); NaN, infinite or negative relevance drops the candidate.
  * - title and citation_label: the plugin's, else derived from the path and line
- *   range ("src/config.ts L42-44"), else from the content; never empty.
+ *   range ("src/config.ts L42-44"); a citation without a path is the title; a title
+ *   without anything is the content's first line; never empty.
  * - provenance: the first entry describes the shipped content and gets its exact
  *   `sha256:` digest and line range; every entry gets `by` (the provider's name).
  */
@@ -117,7 +118,7 @@ export function buildFrame(
   const located = path !== undefined ? (range !== undefined ? `${path} ${formatRange(range)}` : path) : undefined;
   const fallback = located ?? firstLine(content) ?? `${plugin.name} result`;
   const title = nonEmpty(candidate.title) ?? fallback;
-  let citation = nonEmpty(candidate.citationLabel) ?? fallback;
+  let citation = nonEmpty(candidate.citationLabel) ?? located ?? title;
   // A cut frame cites the lines it kept, also when the plugin wrote the label itself.
   if (keptLines !== undefined && range !== undefined && candidate.citationLabel !== undefined) {
     citation = citation.replace(TRAILING_RANGE, ` ${formatRange(range)}`);

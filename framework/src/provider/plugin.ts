@@ -65,7 +65,8 @@ export interface Candidate {
 /** The candidate shape, checked on every candidate a plugin returns. */
 export const CandidateSchema = z.object({
   content: z.string(),
-  relevance: z.number().refine((value) => !Number.isNaN(value), "relevance is NaN"),
+  // Any JS number passes here, NaN and Infinity included: mapRelevance() names those precisely.
+  relevance: z.custom<number>((value) => typeof value === "number", "relevance must be a number"),
   id: z.string().min(1).optional(),
   kind: z.enum(FRAME_KINDS).optional(),
   title: z.string().optional(),

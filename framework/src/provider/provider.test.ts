@@ -1,0 +1,353 @@
+import { describe, expect, it } from "vitest";
+import { assertReferenceValid } from "../../../test/support/reference-schema.js";
+import { createTokenCounter } from "../tokens/counter.js";
+import type { ContextQuery } from "../wire/schemas.js";
+import { ERROR_CODES, OcpError, UserError } from "./errors.js";
+import { contentDigest } from "./frames.js";
+import type { Logger } from "./logger.js";
+import { type Candidate, definePlugin, type PluginDefinition } from "./plugin.js";
+import { defineProvider, type ProviderOptions } from "./provider.js";
+
+/** A logger that keeps every line, so tests can check what reached "stderr". */
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const at = (level: string) => (message: string) => lines.push(`${level}: ${message}`);
+  return { lines, error: at("error"), warn: at("warn"), info: at("info"), debug: at("debug") };
+}
+
+const query = (overrides: Partial<ContextQuery> = {}): ContextQuery => ({
+  goal: "find things",
+  kinds: [],
+  anchors: [],
+  max_frames: 10,
+  max_tokens: 1000,
+  ...overrides,
+});
+
+function staticPlugin(name: string, candidates: Candidate[], extra: Partial<PluginDefinition> = {}) {
+  return definePlugin({ name, kinds: ["snippet"], search: () => candidates, ...extra });
+}
+
+function provider(plugins: ProviderOptions["plugins"], extra: Partial<ProviderOptions> = {}) {
+  const logger = recordingLogger();
+  const built = defineProvider({
+    name: "test-provider",
+    version: "1.0.0",
+    dataFlow: { reads: true, writes: false, egress: false },
+    plugins,
+    logger,
+    root: "/repo",
+    ...extra,
+  });
+  return { provider: built, logger };
+}
+
+describe("definePlugin", () => {
+  it("rejects bad definitions at registration with a coded error", () => {
+    const search = () => [];
+    const cases: [unknown, string][] = [
+      [{ name: "", kinds: ["doc"], search }, "name"],
+      [{ name: "a b", kinds: ["doc"], search }, "name"],
+      [{ name: "p", kinds: [], search }, "kinds"],
+      [{ name: "p", kinds: ["image"], search }, "unknown frame kind 'image'"],
+      [{ name: "p", kinds: ["doc"] }, "search"],
+      [{ name: "p", kinds: ["doc"], search, scores: "log" }, "scores"],
+      [{ name: "p", kinds: ["doc"], search, timeoutMs: 0 }, "timeoutMs"],
+      [{ name: "p", kinds: ["doc"], search, core: "not a range" }, "semver"],
+    ];
+    for (const [definition, message] of cases) {
+      const error = (() => {
+        try {
+          definePlugin(definition as PluginDefinition);
+        } catch (caught) {
+          return caught;
+        }
+      })();
+      expect(error, JSON.stringify(definition)).toBeInstanceOf(OcpError);
+      expect((error as OcpError).code).toBe(ERROR_CODES.PLUGIN_INVALID);
+      expect((error as OcpError).message).toContain(message);
+    }
+  });
+
+  it("refuses a plugin whose core range this version is not in", () => {
+    expect(() => definePlugin({ name: "p", kinds: ["doc"], search: () => [], core: ">=99" })).toThrow(
+      expect.objectContaining({ code: ERROR_CODES.PLUGIN_CORE_RANGE }),
+    );
+    expect(() => definePlugin({ name: "p", kinds: ["doc"], search: () => [], core: ">=0.0.1" })).not.toThrow();
+  });
+});
+
+describe("defineProvider", () => {
+  it("refuses unusable configurations with a coded error", () => {
+    const plugin = staticPlugin("a", []);
+    const base = {
+      name: "n",
+      version: "1",
+      dataFlow: { reads: true, writes: false, egress: false },
+      plugins: [plugin],
+    };
+    const bad: [Partial<ProviderOptions>, string][] = [
+      [{ name: "" }, ERROR_CODES.PROVIDER_CONFIG],
+      [{ version: " " }, ERROR_CODES.PROVIDER_CONFIG],
+      [{ dataFlow: { reads: true, writes: false } as never }, ERROR_CODES.PROVIDER_CONFIG],
+      [{ plugins: [] }, ERROR_CODES.PROVIDER_CONFIG],
+      [{ plugins: [{ name: "raw", kinds: ["doc"], search: () => [] } as never] }, ERROR_CODES.PROVIDER_CONFIG],
+      [{ plugins: [plugin, staticPlugin("a", [])] }, ERROR_CODES.PLUGIN_DUPLICATE],
+      [{ tokenizer: "p50k" as never }, ERROR_CODES.PROVIDER_CONFIG],
+    ];
+    for (const [override, code] of bad) {
+      expect(() => defineProvider({ ...base, ...override }), JSON.stringify(override)).toThrow(
+        expect.objectContaining({ code }),
+      );
+    }
+  });
+
+  it("advertises the union of its plugins' kinds, filters and graph support", () => {
+    const { provider: p } = provider([
+      definePlugin({ name: "a", kinds: ["symbol", "snippet"], filters: ["path"], search: () => [] }),
+      definePlugin({ name: "b", kinds: ["fact"], filters: ["path", "lang"], graph: true, search: () => [] }),
+    ]);
+    expect(p.capabilities).toEqual({
+      query: { kinds: ["snippet", "symbol", "fact"], filters: ["path", "lang"] },
+      upsert: false,
+      graph: true,
+      embeddings_fingerprint: null,
+      subscribe: false,
+    });
+  });
+});
+
+describe("provider.query", () => {
+  it("turns candidates into valid frames: exact cost, derived citation, digest of the exact content", async () => {
+    const content = "export function retry() {\n  return 3;\n}\n";
+    const { provider: p } = provider([
+      staticPlugin("code", [
+        { content, relevance: 0.8, uri: "file:///repo/src/config.ts", range: { start: 42, end: 44 } },
+        { content: "loose note", relevance: 0.5 },
+      ]),
+    ]);
+    const result = await p.query(query());
+    assertReferenceValid({ type: "frames", result });
+    const [first, second] = result.frames;
+    expect(first).toMatchObject({
+      id: "code:file:///repo/src/config.ts#L42-44",
+      kind: "snippet",
+      title: "src/config.ts L42-44",
+      citation_label: "src/config.ts L42-44",
+      score: 0.8,
+      token_cost: createTokenCounter().count(content),
+      provenance: [
+        { type: "file", uri: "file:///repo/src/config.ts", range: "L42-44", method: "code", by: "test-provider" },
+      ],
+    });
+    expect(first?.provenance[0]?.digest).toBe(
+      `sha256:${(await import("node:crypto")).createHash("sha256").update(content).digest("hex")}`,
+    );
+    expect(second?.title).toBe("loose note");
+    expect(second?.citation_label).toBe("loose note");
+    expect(result.truncated).toBe(false);
+  });
+
+  it("maps relevance by the plugin's declared scale and drops NaN or negative relevance with a warning", async () => {
+    const { provider: p, logger } = provider([
+      staticPlugin("unit", [
+        { id: "hi", content: "a", relevance: 7 },
+        { id: "nan", content: "b", relevance: Number.NaN },
+        { id: "neg", content: "c", relevance: -0.1 },
+        { id: "ok", content: "d", relevance: 0.25 },
+      ]),
+      staticPlugin("bm25", [{ id: "x", content: "e", relevance: 3 }], { scores: "unbounded" }),
+    ]);
+    const result = await p.query(query());
+    const scores = Object.fromEntries(result.frames.map((frame) => [frame.id, frame.score]));
+    expect(scores).toEqual({ "unit:hi": 1, "unit:ok": 0.25, "bm25:x": 0.75 });
+    expect(logger.lines.join("\n")).toMatch(/plugin 'unit'.*rejected: relevance is NaN/);
+    expect(logger.lines.join("\n")).toMatch(/plugin 'unit'.*rejected: .*negative/);
+    expect(logger.lines.join("\n")).toMatch(/plugin 'unit'.*clamped/);
+  });
+
+  it("isolates failures: a throwing, a hanging and a junk-returning plugin lose only their own frames", async () => {
+    const { provider: p, logger } = provider(
+      [
+        staticPlugin("good", [{ id: "1", content: "kept", relevance: 0.9 }]),
+        definePlugin({ name: "thrower", kinds: ["snippet"], search: () => Promise.reject(new Error("disk on fire")) }),
+        definePlugin({ name: "hanger", kinds: ["snippet"], search: () => new Promise(() => {}) }),
+        definePlugin({ name: "junk", kinds: ["snippet"], search: () => "not a list" as never }),
+      ],
+      { pluginTimeoutMs: 100 },
+    );
+    const result = await p.query(query());
+    expect(result.frames.map((frame) => frame.id)).toEqual(["good:1"]);
+    const stderr = logger.lines.join("\n");
+    expect(stderr).toMatch(/plugin 'thrower': OCP_ERR_PLUGIN_FAILED: .*disk on fire/);
+    expect(stderr).toMatch(/plugin 'hanger': OCP_ERR_PLUGIN_TIMEOUT: search timed out after 100 ms/);
+    expect(stderr).toMatch(/plugin 'junk': OCP_ERR_PLUGIN_FAILED/);
+  });
+
+  it("aborts a timed-out plugin's signal", async () => {
+    let seen: AbortSignal | undefined;
+    const { provider: p } = provider(
+      [
+        definePlugin({
+          name: "slow",
+          kinds: ["snippet"],
+          search: (_, ctx) => {
+            seen = ctx.signal;
+            return new Promise(() => {});
+          },
+        }),
+        staticPlugin("fast", [{ content: "x", relevance: 1 }]),
+      ],
+      { pluginTimeoutMs: 50 },
+    );
+    await p.query(query());
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it("answers with the plugin's UserError message when every plugin fails, and a generic one otherwise", async () => {
+    const user = provider([
+      definePlugin({
+        name: "a",
+        kinds: ["doc"],
+        search: () => Promise.reject(new UserError("index is still building")),
+      }),
+    ]).provider;
+    await expect(user.query(query())).rejects.toThrow("index is still building");
+    const generic = provider([
+      definePlugin({ name: "a", kinds: ["doc"], search: () => Promise.reject(new Error("secret path /etc/x")) }),
+    ]).provider;
+    const error = await generic.query(query()).catch((caught: unknown) => caught as Error);
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).not.toContain("secret");
+  });
+
+  it("only asks plugins that serve a requested kind, and never ships other kinds", async () => {
+    let asked = 0;
+    const { provider: p } = provider([
+      definePlugin({ name: "docs", kinds: ["doc"], search: () => [{ content: "d", relevance: 1 }] }),
+      definePlugin({
+        name: "facts",
+        kinds: ["fact"],
+        search: () => {
+          asked++;
+          return [{ content: "f", relevance: 1 }];
+        },
+      }),
+    ]);
+    const result = await p.query(query({ kinds: ["doc"] }));
+    expect(result.frames.map((frame) => frame.kind)).toEqual(["doc"]);
+    expect(asked).toBe(0);
+  });
+
+  it("rejects a candidate of a kind its plugin did not declare", async () => {
+    const { provider: p, logger } = provider([staticPlugin("s", [{ content: "x", relevance: 1, kind: "fact" }])]);
+    expect((await p.query(query())).frames).toEqual([]);
+    expect(logger.lines.join("\n")).toContain("kind 'fact' is not one the plugin declared");
+  });
+
+  it("cuts a candidate that does not fit and adjusts range, citation and digest to what ships", async () => {
+    const lines = Array.from(
+      { length: 200 },
+      (_, i) => `const value${i} = compute(${i}, "some words to cost tokens");\n`,
+    );
+    const content = lines.join("");
+    const { provider: p } = provider([
+      staticPlugin("code", [
+        {
+          content,
+          relevance: 0.9,
+          uri: "file:///repo/src/big.ts",
+          range: { start: 10, end: 209 },
+          citationLabel: "big.ts L10-209",
+        },
+      ]),
+    ]);
+    const result = await p.query(query({ max_tokens: 120 }));
+    const [frame] = result.frames;
+    expect(frame).toBeDefined();
+    if (frame === undefined) return;
+    const kept = frame.content.split("\n").length - 1;
+    expect(kept).toBeGreaterThan(0);
+    expect(frame.content).toBe(lines.slice(0, kept).join(""));
+    expect(frame.token_cost).toBeLessThanOrEqual(120);
+    expect(frame.token_cost).toBe(createTokenCounter().count(frame.content));
+    expect(frame.citation_label).toBe(`big.ts L10-${9 + kept}`);
+    expect(frame.provenance[0]?.range).toBe(`L10-${9 + kept}`);
+    expect(frame.provenance[0]?.digest).toBe(contentDigest(frame.content));
+    expect(result.truncated).toBe(true);
+  });
+
+  it("reports the matches a plugin left out as truncated with an honest estimate", async () => {
+    const { provider: p } = provider([
+      definePlugin({
+        name: "capped",
+        kinds: ["snippet"],
+        search: () => ({ candidates: [{ content: "a", relevance: 1 }], omitted: 41 }),
+      }),
+    ]);
+    const result = await p.query(query());
+    expect(result).toMatchObject({ truncated: true, dropped_estimate: 41 });
+  });
+
+  it("disables a plugin whose setup fails, and serves the others", async () => {
+    const { provider: p, logger } = provider(
+      [
+        staticPlugin("broken", [{ content: "never", relevance: 1 }], {
+          setup: () => Promise.reject(new Error("no index")),
+        }),
+        staticPlugin("slow-setup", [{ content: "never either", relevance: 1 }], { setup: () => new Promise(() => {}) }),
+        staticPlugin("fine", [{ content: "yes", relevance: 1 }]),
+      ],
+      { setupTimeoutMs: 100 },
+    );
+    const result = await p.query(query());
+    expect(result.frames.map((frame) => frame.content)).toEqual(["yes"]);
+    expect(logger.lines.join("\n")).toMatch(/plugin 'broken': OCP_ERR_PLUGIN_SETUP: .*no index/);
+    expect(logger.lines.join("\n")).toMatch(/plugin 'slow-setup': OCP_ERR_PLUGIN_SETUP/);
+  });
+
+  it("reads queries tolerantly and names what is wrong with a bad one", async () => {
+    const { provider: p } = provider([staticPlugin("a", [{ content: "x", relevance: 1 }])]);
+    const tolerant = await p.query({
+      goal: "g",
+      max_frames: 1,
+      max_tokens: 10,
+      kinds: null,
+      query_text: null,
+      extra: 1,
+    });
+    expect(tolerant.frames).toHaveLength(1);
+    await expect(p.query({ goal: "g", max_frames: 1 })).rejects.toThrow(/max_tokens/);
+    await expect(p.query({ goal: "g", max_frames: 1, max_tokens: 5, kinds: ["image"] })).rejects.toThrow(
+      "unsupported frame kind: 'image'",
+    );
+  });
+
+  it("converts Date temporal fields to RFC 3339 and passes relations with display names", async () => {
+    const { provider: p } = provider([
+      definePlugin({
+        name: "facts",
+        kinds: ["fact"],
+        graph: true,
+        search: () => [
+          {
+            content: "Alice leads the team",
+            relevance: 1,
+            title: "alice · leads",
+            citationLabel: "fact 1",
+            validFrom: new Date("2024-01-01T00:00:00Z"),
+            recordedAt: "2024-01-02T00:00:00Z",
+            relations: [{ rel: "about", targetUri: "fact://people/alice", displayName: "Alice" }],
+          },
+        ],
+      }),
+    ]);
+    const [frame] = (await p.query(query())).frames;
+    expect(frame).toMatchObject({
+      valid_from: "2024-01-01T00:00:00.000Z",
+      recorded_at: "2024-01-02T00:00:00Z",
+      relations: [{ rel: "about", target_uri: "fact://people/alice", display_name: "Alice" }],
+      provenance: [{ type: "derivation", method: "facts", by: "test-provider" }],
+    });
+  });
+});

@@ -1,0 +1,148 @@
+import { request as httpRequest } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { assertReferenceValid } from "../../../test/support/reference-schema.js";
+import { silentLogger } from "../provider/logger.js";
+import { definePlugin } from "../provider/plugin.js";
+import { defineProvider } from "../provider/provider.js";
+import { type HttpOptions, type HttpServer, SESSION_HEADER, serveHttp } from "./http.js";
+
+const provider = () =>
+  defineProvider({
+    name: "http-test",
+    version: "1.0.0",
+    dataFlow: { reads: true, writes: false, egress: false },
+    logger: silentLogger,
+    plugins: [
+      definePlugin({
+        name: "echo",
+        kinds: ["doc"],
+        search: (query) => [{ id: "1", content: `echo: ${query.goal}`, relevance: 0.5, title: "Echo" }],
+      }),
+    ],
+  });
+
+const handshake = { type: "handshake", protocol_version: "ocp/1.0-draft" };
+const query = { type: "query", query: { goal: "hello", kinds: [], anchors: [], max_frames: 3, max_tokens: 100 } };
+
+let server: HttpServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(options: HttpOptions = {}): Promise<HttpServer> {
+  server = await serveHttp(provider(), options);
+  return server;
+}
+
+/** A raw HTTP request (node:http, so the Host header can be anything). */
+function raw(
+  url: string,
+  init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? "POST", headers: init.headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end(init.body);
+  });
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  raw(url, {
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: { "content-type": "application/json", ...headers },
+  });
+
+/** Parses a response body as an envelope and checks it against the reference schema. */
+function envelope(body: string) {
+  const parsed = JSON.parse(body);
+  assertReferenceValid(parsed);
+  return parsed;
+}
+
+describe("HTTP transport", () => {
+  it("answers handshake and query, one envelope per POST, binding 127.0.0.1 by default", async () => {
+    const { url } = await start();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const ack = await post(url, handshake);
+    expect(ack.status).toBe(200);
+    expect(envelope(ack.body).type).toBe("handshake_ack");
+    const frames = await post(url, query);
+    expect(frames.status).toBe(200);
+    expect(envelope(frames.body)).toMatchObject({ type: "frames", result: { frames: [{ content: "echo: hello" }] } });
+  });
+
+  it("keeps a session for hosts that send its id back, and a shutdown ends only that session", async () => {
+    const { url } = await start();
+    const ack = await post(url, handshake);
+    const id = ack.headers[SESSION_HEADER.toLowerCase()] as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await post(url, query, { [SESSION_HEADER]: id })).status).toBe(200);
+    const shutdown = await post(url, { type: "shutdown" }, { [SESSION_HEADER]: id });
+    expect(shutdown.status).toBe(204);
+    const after = await post(url, query, { [SESSION_HEADER]: id });
+    expect(after.status).toBe(404);
+    expect(envelope(after.body).message).toMatch(/unknown or ended session/);
+    // The server itself is still up for everyone else.
+    expect((await post(url, query)).status).toBe(200);
+  });
+
+  it("answers bad JSON with 400, bad envelopes with 400, all with an error envelope", async () => {
+    const { url } = await start();
+    const cases: [string | object, RegExp][] = [
+      ["{oops", /malformed JSON/],
+      ['{"type":"frames","result":{"frames":[],"truncated":false}}', /sent by a provider/],
+      ['{"type":"nope"}', /unknown envelope type/],
+      [{ type: "query", query: { goal: "x", max_frames: 1 } }, /max_tokens/],
+      [{ type: "handshake", protocol_version: "ocp/2.0" }, /host speaks ocp\/2\.0/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await post(url, body);
+      expect(response.status, String(body)).toBe(400);
+      expect(envelope(response.body).message).toMatch(message);
+    }
+  });
+
+  it("refuses an oversized body with 413 and an error envelope", async () => {
+    const { url } = await start({ maxBodyBytes: 1024 });
+    const response = await post(url, JSON.stringify({ ...query, padding: "x".repeat(5000) }));
+    expect(response.status).toBe(413);
+    expect(envelope(response.body).message).toMatch(/too large/);
+  });
+
+  it("requires the bearer token when one is set", async () => {
+    const { url } = await start({ token: "s3cret" });
+    const missing = await post(url, handshake);
+    expect(missing.status).toBe(401);
+    expect(missing.headers["www-authenticate"]).toMatch(/Bearer/);
+    expect(envelope(missing.body).type).toBe("error");
+    expect((await post(url, handshake, { authorization: "Bearer wrong!" })).status).toBe(401);
+    expect((await post(url, handshake, { authorization: "Bearer s3cret" })).status).toBe(200);
+  });
+
+  it("refuses a foreign Host header on a loopback bind (DNS rebinding)", async () => {
+    const { url } = await start();
+    const evil = await post(url, handshake, { host: "attacker.example:80" });
+    expect(evil.status).toBe(403);
+    expect(envelope(evil.body).message).toMatch(/attacker\.example/);
+    expect((await post(url, handshake, { host: `localhost:${server?.port}` })).status).toBe(200);
+  });
+
+  it("serves /healthz, and answers other methods and paths with an error envelope", async () => {
+    const { url } = await start();
+    const health = await raw(`${url}healthz`, { method: "GET" });
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toMatchObject({ status: "ok", provider: "http-test" });
+    expect((await raw(url, { method: "GET" })).status).toBe(405);
+    const missing = await raw(`${url}nowhere`, { method: "POST", body: "{}" });
+    expect(missing.status).toBe(404);
+    expect(envelope(missing.body).type).toBe("error");
+  });
+});

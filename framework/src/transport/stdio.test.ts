@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { assertReferenceValid } from "../../../test/support/reference-schema.js";
+import { silentLogger } from "../provider/logger.js";
+import { definePlugin } from "../provider/plugin.js";
+import { defineProvider } from "../provider/provider.js";
+import { connectInMemory } from "../testing/index.js";
+
+/** A provider whose single plugin answers after the delay named in the goal ("wait 30"). */
+function delayedProvider() {
+  return defineProvider({
+    name: "delayed",
+    version: "1.0.0",
+    dataFlow: { reads: true, writes: false, egress: false },
+    logger: silentLogger,
+    plugins: [
+      definePlugin({
+        name: "delay",
+        kinds: ["doc"],
+        search: async (query, ctx) => {
+          const ms = Number(/wait (\d+)/.exec(query.goal)?.[1] ?? 0);
+          await new Promise((resolve, reject) => {
+            const timer = setTimeout(resolve, ms);
+            ctx.signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              reject(ctx.signal.reason);
+            });
+          });
+          return [{ id: query.goal, content: `answer to ${query.goal}`, relevance: 1 }];
+        },
+      }),
+    ],
+  });
+}
+
+const q = (goal: string) => ({
+  type: "query",
+  query: { goal, kinds: [], anchors: [], max_frames: 5, max_tokens: 500 },
+});
+
+describe("stdio transport", () => {
+  it("writes replies in request order while pipelined queries run concurrently", async () => {
+    // Every search waits until all of them have started: handled one at a time, none
+    // would ever finish. Then they finish in reverse order of arrival.
+    const goals = ["q0", "q1", "q2", "q3", "q4"];
+    let started = 0;
+    let releaseAll: () => void = () => {};
+    const allStarted = new Promise<void>((resolve) => {
+      releaseAll = resolve;
+    });
+    const finished: string[] = [];
+    const provider = defineProvider({
+      name: "barrier",
+      version: "1.0.0",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      plugins: [
+        definePlugin({
+          name: "barrier",
+          kinds: ["doc"],
+          search: async (query) => {
+            if (++started === goals.length) releaseAll();
+            await allStarted;
+            await new Promise((resolve) => setTimeout(resolve, 10 * (goals.length - goals.indexOf(query.goal))));
+            finished.push(query.goal);
+            return [{ id: query.goal, content: query.goal, relevance: 1 }];
+          },
+        }),
+      ],
+    });
+    const connection = connectInMemory(provider);
+    expect((await connection.handshake()).type).toBe("handshake_ack");
+    for (const goal of goals) connection.send(q(goal));
+    const replies = [];
+    for (const _ of goals) replies.push(await connection.receive());
+    expect(finished).toEqual([...goals].reverse());
+    expect(replies.map((reply) => (reply.type === "frames" ? reply.result.frames[0]?.id : reply.type))).toEqual(
+      goals.map((goal) => `barrier:${goal}`),
+    );
+    await connection.close();
+  });
+
+  it("answers every kind of bad input with a named error and keeps serving (R1)", async () => {
+    const connection = connectInMemory(delayedProvider(), { maxLineBytes: 4096 });
+    const before = await connection.request(q("too early"));
+    expect(before).toEqual({ type: "error", message: expect.stringContaining("query before handshake") });
+    await connection.handshake();
+    const bad: [string, RegExp][] = [
+      ["{not json\n", /malformed JSON/],
+      ["[1,2,3]\n", /must be a JSON object/],
+      ['{"no":"type"}\n', /no string 'type'/],
+      ['{"type":"teleport"}\n', /unknown envelope type 'teleport'/],
+      ['{"type":"frames","result":{"frames":[],"truncated":false}}\n', /'frames' is sent by a provider/],
+      ['{"type":"handshake_ack"}\n', /'handshake_ack' is sent by a provider/],
+      ['{"type":"query","query":{"goal":"x","max_frames":-1,"max_tokens":5}}\n', /max_frames/],
+      [
+        '{"type":"query","query":{"goal":"x","kinds":["image"],"max_frames":1,"max_tokens":5}}\n',
+        /unsupported frame kind: 'image'/,
+      ],
+      [`${"x".repeat(10_000)}\n`, /line too long: over 4096 bytes/],
+      ['{"type":"handshake","protocol_version":"ocp/2.0"}\n', /host speaks ocp\/2\.0 .*speaks ocp\/1\.0-draft/],
+      ["\u0000\u0001\u00ff garbage\n", /malformed JSON/],
+    ];
+    for (const [line, message] of bad) {
+      const reply = await connection.request(line);
+      expect(reply.type, line.slice(0, 40)).toBe("error");
+      expect(reply.type === "error" ? reply.message : "", line.slice(0, 40)).toMatch(message);
+    }
+    const after = await connection.request(q("still alive"));
+    expect(after.type).toBe("frames");
+    for (const line of connection.lines) assertReferenceValid(JSON.parse(line));
+    await connection.close();
+  });
+
+  it("accepts CRLF, blank lines and unknown fields", async () => {
+    const connection = connectInMemory(delayedProvider());
+    connection.send('\r\n\r\n{"type":"handshake","protocol_version":"ocp/1.3","future":true}\r\n\r\n');
+    expect((await connection.receive()).type).toBe("handshake_ack");
+    const reply = await connection.request(
+      `${JSON.stringify({ ...q("x"), extra: { nested: 1 }, query: { ...q("x").query, as_of: null, novel: [1] } })}\r\n`,
+    );
+    expect(reply.type).toBe("frames");
+    await connection.close();
+  });
+
+  it("on shutdown writes the replies still in flight, then ends; nothing after it is read", async () => {
+    const connection = connectInMemory(delayedProvider());
+    await connection.handshake();
+    connection.send(q("wait 80"));
+    connection.send({ type: "shutdown" });
+    connection.send(q("after shutdown"));
+    expect(await connection.server.closed).toBe("shutdown");
+    const reply = await connection.receive();
+    expect(reply.type === "frames" && reply.result.frames[0]?.id).toBe("delay:wait 80");
+    expect(connection.lines).toHaveLength(2); // the ack and that one reply
+  });
+
+  it("on EOF drains in-flight replies and ends", async () => {
+    const connection = connectInMemory(delayedProvider());
+    await connection.handshake();
+    connection.send(q("wait 50"));
+    expect(await connection.close()).toBe("eof");
+    expect((await connection.receive()).type).toBe("frames");
+  });
+
+  it("answers a query that outlives the drain window with an error instead of silence", async () => {
+    const connection = connectInMemory(delayedProvider());
+    await connection.handshake();
+    connection.send(q("wait 5000"));
+    const started = Date.now();
+    await connection.server.close("signal");
+    // R2 allows a second; the drain window is 700 ms. The margin absorbs a loaded machine.
+    expect(Date.now() - started).toBeLessThan(1500);
+    const reply = await connection.receive();
+    expect(reply.type).toBe("error");
+  });
+});

@@ -1,0 +1,79 @@
+/** The `ocp` command as a person or a host runs it: real processes, real exit codes. */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { exitWithin, OCP_BIN, REPO, spawnNode } from "../support/child.js";
+import { assertReferenceValid } from "../support/reference-schema.js";
+
+const run = promisify(execFile);
+
+async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [OCP_BIN, ...args], { cwd: REPO });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe("ocp query", () => {
+  it("prints frames for a person: kind, score, cost, running total against the budget, title, citation", async () => {
+    const { code, stdout } = await ocp([
+      "query",
+      "examples/docs-provider.ts",
+      "token costs tokenizer",
+      "--max-tokens",
+      "600",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ *1\. doc +score \d\.\d\d +\d+ tok +\[ *\d+\/600\] +\S/m);
+    expect(stdout).toMatch(/cite: docs\/tokens\.md L\d+-\d+/);
+    expect(stdout).toMatch(/\d+ frames? · \d+ \/ 600 tokens · /);
+  });
+
+  it("prints only JSON with --json", async () => {
+    const { code, stdout } = await ocp([
+      "query",
+      "examples/docs-provider.ts",
+      "packing budget",
+      "--json",
+      "--max-frames",
+      "2",
+    ]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    assertReferenceValid({ type: "frames", result });
+    expect(result.frames.length).toBeLessThanOrEqual(2);
+  });
+
+  it("exits 2 on usage errors and 1 when the module has no provider", async () => {
+    expect((await ocp(["query", "examples/docs-provider.ts"])).code).toBe(2);
+    expect((await ocp(["query", "examples/docs-provider.ts", "x", "--kinds", "image"])).stderr).toMatch(
+      /unknown kind 'image'/,
+    );
+    expect((await ocp(["query", "examples/docs-provider.ts", "x", "--max-tokens", "-5"])).code).toBe(2);
+    expect((await ocp(["frobnicate"])).code).toBe(2);
+    const missing = await ocp(["serve", "nowhere.ts"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no such module: nowhere\.ts/);
+    const notProvider = await ocp(["query", "test/support/child.ts", "x"]);
+    expect(notProvider.code).toBe(1);
+    expect(notProvider.stderr).toMatch(/has no provider/);
+  });
+});
+
+describe("ocp serve", () => {
+  it("keeps stdout for envelopes: console and raw writes of the module go to stderr", async () => {
+    const child = spawnNode([OCP_BIN, "serve", "test/fixtures/noisy-provider.ts"]);
+    child.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
+    child.send({ type: "query", query: { goal: "g", kinds: [], anchors: [], max_frames: 1, max_tokens: 50 } });
+    child.send({ type: "shutdown" });
+    expect((await exitWithin(child, 5000)).code).toBe(0);
+    expect(child.lines).toHaveLength(2);
+    for (const line of child.lines) assertReferenceValid(JSON.parse(line));
+    expect(child.stderr()).toContain("noise at import");
+    expect(child.stderr()).toContain("raw noise in search");
+    expect(child.stderr()).toContain("warn noise");
+  });
+});

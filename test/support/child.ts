@@ -1,0 +1,86 @@
+/**
+ * A real child process speaking NDJSON: what a host does when it spawns a provider.
+ * Tests use it to check the whole path — argv, module loading, stdio, exit codes.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const REPO = fileURLToPath(new URL("../../", import.meta.url));
+/** The built `ocp` command (npm test builds before it tests). */
+export const OCP_BIN = fileURLToPath(new URL("../../framework/bin/ocp.js", import.meta.url));
+
+/** A spawned provider with its output split into lines. */
+export interface Child {
+  readonly process: ChildProcessWithoutNullStreams;
+  /** Every stdout line so far. */
+  readonly lines: string[];
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Writes a value as one JSON line, or a string as is. */
+  send(message: unknown): void;
+  /** Resolves with the next stdout line (rejects after `timeoutMs`). */
+  nextLine(timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit code and signal once the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `node <args>` in the repository root. */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Child {
+  const child = spawn(process.execPath, args, { cwd: REPO, env: { ...process.env, ...env } });
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  let pending = "";
+  let stderr = "";
+  let read = 0;
+  child.stdout.setEncoding("utf8");
+  child.stderr.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    pending += chunk;
+    let newline = pending.indexOf("\n");
+    while (newline !== -1) {
+      lines.push(pending.slice(0, newline));
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf("\n");
+    }
+    while (waiters.length > 0 && read < lines.length)
+      (waiters.shift() as (line: string) => void)(lines[read++] as string);
+  });
+  child.stderr.on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  child.stdin.on("error", () => {}); // a test may write after the child has gone
+  return {
+    process: child,
+    lines,
+    stderr: () => stderr,
+    exited,
+    send: (message) => child.stdin.write(typeof message === "string" ? message : `${JSON.stringify(message)}\n`),
+    nextLine: (timeoutMs = 10_000) => {
+      if (read < lines.length) return Promise.resolve(lines[read++] as string);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no line within ${timeoutMs} ms; stderr:\n${stderr}`)),
+          timeoutMs,
+        );
+        waiters.push((line) => {
+          clearTimeout(timer);
+          resolve(line);
+        });
+      });
+    },
+  };
+}
+
+/** Resolves once `child` has exited, or rejects after `ms`, killing it. */
+export async function exitWithin(child: Child, ms: number): Promise<{ code: number | null; elapsed: number }> {
+  const started = Date.now();
+  const timer = setTimeout(() => child.process.kill("SIGKILL"), ms);
+  const { code, signal } = await child.exited;
+  clearTimeout(timer);
+  if (signal === "SIGKILL") throw new Error(`process did not exit within ${ms} ms`);
+  return { code, elapsed: Date.now() - started };
+}
