@@ -1,0 +1,2 @@
+/** Work in progress: this package is being built (see the issue tracker). */
+export {};
