@@ -32,6 +32,11 @@ export class Heap<T> {
     return top;
   }
 
+  /** Removes and returns every item left, in no particular order. */
+  drain(): T[] {
+    return this.#items.splice(0);
+  }
+
   #down(index: number): void {
     const items = this.#items;
     const n = items.length;

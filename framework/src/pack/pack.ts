@@ -70,11 +70,12 @@ export interface PackResult<C extends PackCandidate> {
   readonly dropped: number;
 }
 
-/** Best first: higher score, then smaller id, then smaller content (ids are unique after dedup). */
+/** Best first: higher score, then smaller id; content and kind break the ties dedup leaves. */
 function before(a: PackCandidate, b: PackCandidate): boolean {
   if (a.score !== b.score) return a.score > b.score;
   if (a.id !== b.id) return a.id < b.id;
-  return a.content < b.content;
+  if (a.content !== b.content) return a.content < b.content;
+  return a.kind < b.kind;
 }
 
 /** Keeps, per id, the candidate that sorts first; drops unrequested kinds. */
@@ -90,8 +91,11 @@ function eligible<C extends PackCandidate>(candidates: readonly C[], kinds: read
 }
 
 /**
- * The longest proper prefix of whole lines of `content` whose exact cost is at most
- * `budget`, or undefined if not even the first line fits. For content that does not fit whole.
+ * A proper prefix of whole lines of `content` whose exact cost is at most `budget` and
+ * to which the next line cannot be added, or undefined if not even the first line fits.
+ * Found by binary search: token counts almost always grow with each line, and where
+ * BPE merges make them shrink the result is still within budget, if not the longest.
+ * For content that does not fit whole.
  */
 export function cutToFit(
   content: string,
@@ -139,30 +143,24 @@ export function packFrames<C extends PackCandidate>(candidates: readonly C[], op
   const frames: PackedFrame<C>[] = [];
   let remaining = maxTokens;
   let probes = 0;
-  let filled = false;
   let dropped = 0;
   let cut = false;
+  const ship = (candidate: C, tokenCost: number) => {
+    frames.push({ candidate, content: candidate.content, tokenCost });
+    remaining -= tokenCost;
+  };
 
-  while (pool.size > 0) {
-    if (frames.length >= maxFrames || remaining === 0) {
-      dropped += pool.size;
-      break;
-    }
+  // Probing: best first, every candidate that may fit is counted exactly, until the
+  // budget is filled by a cut, the tokens run out, or too many probes have failed.
+  while (pool.size > 0 && frames.length < maxFrames && remaining > 0 && probes < maxProbes && !cut) {
     const candidate = pool.pop() as C;
     if (counter.upperBound(candidate.content) <= remaining) {
-      const tokenCost = counter.count(candidate.content);
-      frames.push({ candidate, content: candidate.content, tokenCost });
-      remaining -= tokenCost;
-      continue;
-    }
-    if (filled) {
-      dropped++;
+      ship(candidate, counter.count(candidate.content));
       continue;
     }
     const tokenCost = counter.count(candidate.content);
     if (tokenCost <= remaining) {
-      frames.push({ candidate, content: candidate.content, tokenCost });
-      remaining -= tokenCost;
+      ship(candidate, tokenCost);
       continue;
     }
     const piece = cutToFit(candidate.content, remaining, counter);
@@ -170,13 +168,27 @@ export function packFrames<C extends PackCandidate>(candidates: readonly C[], op
       frames.push({ candidate, ...piece });
       remaining -= piece.tokenCost;
       cut = true;
-      filled = true;
     } else {
       dropped++;
       probes++;
-      filled = probes >= maxProbes;
     }
   }
+
+  // Filling: from here on only candidates whose upper bound fits can ship, and they
+  // need no probing. One linear pass finds them (the bound only shrinks as frames
+  // ship, so this is a superset of what can still ship); only they are sorted.
+  const rest = pool.drain();
+  const fitting = rest
+    .filter((candidate) => counter.upperBound(candidate.content) <= remaining)
+    .sort((a, b) => (before(a, b) ? -1 : 1));
+  let shipped = 0;
+  for (const candidate of fitting) {
+    if (frames.length >= maxFrames) break;
+    if (counter.upperBound(candidate.content) > remaining) continue;
+    ship(candidate, counter.count(candidate.content));
+    shipped++;
+  }
+  dropped += rest.length - shipped;
 
   return { frames, totalTokens: maxTokens - remaining, truncated: cut || dropped > 0, dropped };
 }

@@ -2,9 +2,11 @@
  * The exact tokenizers behind token costs, loaded on first use.
  *
  * gpt-tokenizer (pure JS) counts almost everything. Its pre-tokenizer regex
- * disagrees with OpenAI's reference tokenizer on U+FEFF and U+0085 (JavaScript's
- * `\s` and Rust's `\s` classify them differently), so text holding either goes to
- * tiktoken, the WASM build of the reference implementation. Both count special-token
+ * disagrees with OpenAI's reference tokenizer wherever JavaScript's Unicode tables
+ * and the reference's Rust ones classify a character differently: U+FEFF and U+0085
+ * (`\s` differs), and characters one side has assigned and the other has not (Node's
+ * ICU knows Unicode 17, tiktoken's regex Unicode 16). Text holding any of them goes
+ * to tiktoken, the WASM build of the reference implementation. Both count special-token
  * text such as `<|endoftext|>` as plain text: content is data, never control.
  */
 import { createRequire } from "node:module";
@@ -50,8 +52,16 @@ function tiktoken(name: BpeEncodingName): TiktokenEncoder {
   return encoder;
 }
 
-/** Characters on which the pure-JS tokenizer differs from the reference one. */
-const NEEDS_REFERENCE = /[\uFEFF\u0085]/;
+/**
+ * Characters on which the pure-JS tokenizer may differ from the reference one:
+ * U+FEFF and U+0085; letters, marks and digits new in Unicode 17, which the
+ * reference reads as unassigned (found by comparing both tokenizers on every code
+ * point); and whatever this JavaScript engine has unassigned (`\p{Cn}`), which a
+ * reference with newer tables may read as letters.
+ */
+const NEEDS_REFERENCE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: a set of single code points (some are combining marks), never a sequence.
+  /[\uFEFF\u0085\u088F\u0C5C\u0CDC\u1ACF-\u1ADD\u1AE0-\u1AEB\uA7CE\uA7CF\uA7D2\uA7D4\uA7F1\u{10940}-\u{10959}\u{10EC5}-\u{10EC7}\u{10EFA}\u{10EFB}\u{11B60}-\u{11B67}\u{11DB0}-\u{11DDB}\u{11DE0}-\u{11DE9}\u{16EA0}-\u{16EB8}\u{16EBB}-\u{16ED3}\u{16FF2}-\u{16FF6}\u{187F8}-\u{187FF}\u{18D09}-\u{18D1E}\u{18D80}-\u{18DF2}\u{1E6C0}-\u{1E6DE}\u{1E6E0}-\u{1E6F5}\u{1E6FE}\u{1E6FF}\u{2B73A}-\u{2B73F}\u{2CEA2}-\u{2CEAD}\u{323B0}-\u{33479}\p{Cn}]/u;
 
 /** The exact counter for an encoding: gpt-tokenizer, or tiktoken for the characters it gets wrong. */
 export function exactCounter(name: BpeEncodingName): ExactCount {
