@@ -1,12 +1,14 @@
 /**
  * A provider over a folder of Markdown: each heading starts a section, and a
  * section scores by how many of the goal's words it contains (its heading counts
- * double). By default it serves this repository's README.md and docs/; set
+ * double). Files are read and split once; a watcher drops that index whenever
+ * anything under the served paths changes, so answers never go stale. By default it serves this repository's README.md and docs/; set
  * OCP_DOCS to a comma-separated list of files and folders to serve others.
  *
  *   ocp serve examples/docs-provider.ts          # what a host spawns (stdio)
  *   ocp query examples/docs-provider.ts "how do plugins report errors?"
  */
+import { type FSWatcher, watch } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -44,6 +46,31 @@ interface Section {
   end: number;
 }
 
+/** A section ready to score: its words are split once, not on every query. */
+interface Indexed extends Section {
+  uri: string;
+  body: Set<string>;
+  headingWords: Set<string>;
+}
+
+/** Reads and splits every file; what the search scores until a file changes. */
+async function buildIndex(): Promise<Indexed[]> {
+  const files = (await Promise.all(roots.map(markdownFiles))).flat();
+  const indexed: Indexed[] = [];
+  for (const file of files) {
+    const source = await readFile(file, "utf8").catch(() => "");
+    for (const section of sections(file, source)) {
+      const extra = { uri: pathToFileURL(file).href, body: words(section.text), headingWords: words(section.heading) };
+      indexed.push({ ...section, ...extra });
+    }
+  }
+  return indexed;
+}
+
+// Built on first use and dropped whenever anything under the roots changes.
+let index: Promise<Indexed[]> | undefined;
+const watchers: FSWatcher[] = [];
+
 /** Splits Markdown at headings (outside code fences); each section keeps its exact lines. */
 function sections(file: string, source: string): Section[] {
   const lines = source.split(/(?<=\n)/);
@@ -65,27 +92,37 @@ function sections(file: string, source: string): Section[] {
 const markdown = definePlugin({
   name: "markdown",
   kinds: ["doc"],
-  async search(query) {
-    const wanted = words(`${query.goal} ${query.query_text ?? ""}`);
-    if (wanted.size === 0) return [];
-    const candidates: Candidate[] = [];
-    for (const file of (await Promise.all(roots.map(markdownFiles))).flat()) {
-      for (const section of sections(file, await readFile(file, "utf8"))) {
-        const body = words(section.text);
-        const heading = words(section.heading);
-        const hits = [...wanted].reduce((sum, word) => sum + (body.has(word) ? 1 : 0) + (heading.has(word) ? 1 : 0), 0);
-        if (hits === 0) continue;
-        candidates.push({
-          content: section.text,
-          relevance: hits / (2 * wanted.size),
-          title: section.heading,
-          uri: pathToFileURL(file).href,
-          range: { start: section.start, end: section.end },
-          provenance: [{ type: "file", method: "markdown-sections" }],
-        });
+  setup() {
+    for (const root of roots) {
+      try {
+        watchers.push(watch(root, { recursive: true, persistent: false }, () => (index = undefined)));
+      } catch {
+        // A root that does not exist (yet) is simply not served.
       }
     }
+  },
+  async search(query) {
+    const wanted = [...words(`${query.goal} ${query.query_text ?? ""}`)];
+    if (wanted.length === 0) return [];
+    const candidates: Candidate[] = [];
+    index ??= buildIndex();
+    for (const section of await index) {
+      let hits = 0;
+      for (const word of wanted) hits += (section.body.has(word) ? 1 : 0) + (section.headingWords.has(word) ? 1 : 0);
+      if (hits === 0) continue;
+      candidates.push({
+        content: section.text,
+        relevance: hits / (2 * wanted.length),
+        title: section.heading,
+        uri: section.uri,
+        range: { start: section.start, end: section.end },
+        provenance: [{ type: "file", method: "markdown-sections" }],
+      });
+    }
     return candidates;
+  },
+  close() {
+    for (const watcher of watchers.splice(0)) watcher.close();
   },
 });
 

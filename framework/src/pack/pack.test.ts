@@ -419,6 +419,7 @@ describe("packing is cheap in exact counts: the work grows with the budget, not 
         return inner.count(text);
       },
       upperBound: (text: string) => inner.upperBound(text),
+      surelyFits: (text: string, budget: number) => inner.surelyFits(text, budget),
       preload: () => inner.preload(),
     };
     return wrapped;

@@ -15,6 +15,7 @@
  * bound fits are considered. The work therefore grows with the budget, not the pool.
  */
 
+import { GenerationalCache } from "../cache/generational.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { FrameKind } from "../wire/schemas.js";
 import { Heap } from "./heap.js";
@@ -97,11 +98,33 @@ function eligible<C extends PackCandidate>(candidates: readonly C[], kinds: read
  * BPE merges make them shrink the result is still within budget, if not the longest.
  * For content that does not fit whole.
  */
-export function cutToFit(
-  content: string,
-  budget: number,
-  counter: TokenCounter,
-): { content: string; tokenCost: number; keptLines: number } | undefined {
+export function cutToFit(content: string, budget: number, counter: TokenCounter): Piece | undefined {
+  let byContent = cuts.get(counter);
+  if (byContent === undefined) {
+    byContent = new GenerationalCache(256);
+    cuts.set(counter, byContent);
+  }
+  let byBudget = byContent.get(content);
+  if (byBudget === undefined) {
+    byBudget = new Map();
+    byContent.set(content, byBudget);
+  }
+  let piece = byBudget.get(budget);
+  if (piece === undefined) {
+    piece = searchCut(content, budget, counter) ?? null;
+    if (byBudget.size < 64) byBudget.set(budget, piece);
+  }
+  return piece ?? undefined;
+}
+
+/** A cut: the kept text, its exact cost and how many lines it keeps. */
+type Piece = { content: string; tokenCost: number; keptLines: number };
+
+// The same candidate meets the same budget again whenever a host repeats a query, and
+// counting prefixes hashes a fresh string each time: remember cuts per counter and content.
+const cuts = new WeakMap<TokenCounter, GenerationalCache<string, Map<number, Piece | null>>>();
+
+function searchCut(content: string, budget: number, counter: TokenCounter): Piece | undefined {
   const ends = lineEnds(content);
   // Prefixes whose upper bound fits surely fit: start the search above them without
   // counting. Upper bounds are subadditive, so summing them per line stays a bound.
@@ -113,7 +136,7 @@ export function cutToFit(
     if (bound > budget) break;
     low++;
   }
-  let best: { content: string; tokenCost: number; keptLines: number } | undefined;
+  let best: Piece | undefined;
   if (low > 0) {
     const text = content.slice(0, ends[low - 1] as number);
     best = { content: text, tokenCost: counter.count(text), keptLines: low };
@@ -154,7 +177,7 @@ export function packFrames<C extends PackCandidate>(candidates: readonly C[], op
   // budget is filled by a cut, the tokens run out, or too many probes have failed.
   while (pool.size > 0 && frames.length < maxFrames && remaining > 0 && probes < maxProbes && !cut) {
     const candidate = pool.pop() as C;
-    if (counter.upperBound(candidate.content) <= remaining) {
+    if (counter.surelyFits(candidate.content, remaining)) {
       ship(candidate, counter.count(candidate.content));
       continue;
     }
@@ -179,12 +202,12 @@ export function packFrames<C extends PackCandidate>(candidates: readonly C[], op
   // ship, so this is a superset of what can still ship); only they are sorted.
   const rest = pool.drain();
   const fitting = rest
-    .filter((candidate) => counter.upperBound(candidate.content) <= remaining)
+    .filter((candidate) => counter.surelyFits(candidate.content, remaining))
     .sort((a, b) => (before(a, b) ? -1 : 1));
   let shipped = 0;
   for (const candidate of fitting) {
     if (frames.length >= maxFrames) break;
-    if (counter.upperBound(candidate.content) > remaining) continue;
+    if (!counter.surelyFits(candidate.content, remaining)) continue;
     ship(candidate, counter.count(candidate.content));
     shipped++;
   }

@@ -25,7 +25,8 @@ export interface PluginOutcome {
 export interface FanOutOptions {
   plugins: readonly Plugin[];
   timeoutMs: number;
-  signal?: AbortSignal;
+  /** Signals that stop every plugin (the host went away, the provider is closing). */
+  signals?: readonly (AbortSignal | undefined)[];
   log: (plugin: Plugin) => Logger;
 }
 
@@ -39,27 +40,26 @@ class PluginTimeout extends Error {}
 async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome> {
   const log = options.log(plugin);
   const timeoutMs = plugin.timeoutMs ?? options.timeoutMs;
+  // One controller per plugin, linked to the outer signals by hand: AbortSignal.any()
+  // on long-lived signals costs a WeakRef per call and, on Node 20, keeps them alive.
   const controller = new AbortController();
-  const stopOuter = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", stopOuter, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new PluginTimeout(`timed out after ${timeoutMs} ms`);
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-  });
+  const outer = (options.signals ?? []).filter((signal): signal is AbortSignal => signal !== undefined);
+  const stop = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  for (const signal of outer) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", stop, { once: true });
+  }
+  const timer = setTimeout(() => controller.abort(new PluginTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  // A plugin that ignores its signal keeps running in the background; its late answer
+  // is discarded. The race settles on the abort, whatever the plugin does.
   const aborted = new Promise<never>((_, reject) => {
+    if (controller.signal.aborted) reject(controller.signal.reason);
     controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
   });
-  // A plugin that ignores its signal keeps running in the background; its late
-  // answer is discarded, and these handlers keep its rejection from going unhandled.
-  expired.catch(() => {});
   aborted.catch(() => {});
   try {
     const context = { signal: controller.signal, deadline: Date.now() + timeoutMs, log };
-    const output = await Promise.race([Promise.resolve().then(() => plugin.search(query, context)), expired, aborted]);
+    const output = await Promise.race([Promise.resolve().then(() => plugin.search(query, context)), aborted]);
     return collect(plugin, output, log);
   } catch (error) {
     if (error instanceof PluginTimeout) {
@@ -77,7 +77,7 @@ async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOpt
     };
   } finally {
     clearTimeout(timer);
-    options.signal?.removeEventListener("abort", stopOuter);
+    for (const signal of outer) signal.removeEventListener("abort", stop);
   }
 }
 

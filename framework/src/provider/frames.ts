@@ -12,9 +12,11 @@
 import { createHash } from "node:crypto";
 import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { memoizeString } from "../cache/generational.js";
 import type { PackedFrame } from "../pack/pack.js";
 import type { ContextFrame, FrameKind } from "../wire/schemas.js";
-import { type Candidate, CandidateSchema, type LineRange, type Plugin, type ScoreScale } from "./plugin.js";
+import { candidateProblem } from "./candidate-check.js";
+import type { Candidate, CandidateProvenance, LineRange, Plugin, ScoreScale } from "./plugin.js";
 
 /** A checked candidate with its frame id, kind and score settled: what the packer sees. */
 export interface PreparedCandidate {
@@ -45,24 +47,38 @@ export function contentDigest(content: string): string {
   return `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
 }
 
+// The same content ships again and again (a hot section, a popular symbol): hash it once.
+const cachedDigest = memoizeString(contentDigest, 4096);
+
 /** "L42-44", or "L42" for one line. */
 export function formatRange(range: LineRange): string {
   return range.start === range.end ? `L${range.start}` : `L${range.start}-${range.end}`;
 }
 
-/** The path a person should see for a candidate: its own, a file uri relative to `root`, or the uri. */
-export function displayPath(candidate: Candidate, root: string): string | undefined {
-  if (candidate.path !== undefined) return candidate.path;
-  if (candidate.uri === undefined) return undefined;
-  if (!candidate.uri.startsWith("file:")) return candidate.uri;
+/** How a uri is shown to people: a `file:` uri relative to `root` when inside it, else as is. */
+export function uriToDisplayPath(uri: string, root: string): string {
+  if (!uri.startsWith("file:")) return uri;
   try {
-    const absolute = fileURLToPath(candidate.uri);
+    const absolute = fileURLToPath(uri);
     const rel = relative(root, absolute);
     const inside = rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
     return inside ? rel.split(sep).join("/") : absolute;
   } catch {
-    return candidate.uri;
+    return uri;
   }
+}
+
+/** What frame building needs to know of the provider. */
+export interface FrameContext {
+  /** The provider's name: provenance `by`. */
+  readonly name: string;
+  /** Shows a uri to people (memoised per provider, since uris repeat). */
+  readonly displayPath: (uri: string) => string;
+}
+
+/** A frame context for a provider rooted at `root`. */
+export function frameContext(name: string, root: string): FrameContext {
+  return { name, displayPath: memoizeString((uri) => uriToDisplayPath(uri, root), 4096) };
 }
 
 /** Outcome of checking one raw candidate. */
@@ -72,12 +88,9 @@ export type PrepareOutcome =
 
 /** Checks one raw candidate from `plugin` and settles its id, kind and score. */
 export function prepareCandidate(raw: unknown, plugin: Plugin): PrepareOutcome {
-  const parsed = CandidateSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, reason: `${issue?.path.join(".") || "candidate"}: ${issue?.message ?? "invalid"}` };
-  }
-  const candidate = parsed.data as Candidate;
+  const problem = candidateProblem(raw);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  const candidate = raw as Candidate;
   const kind = candidate.kind ?? (plugin.kinds[0] as FrameKind);
   if (!plugin.kinds.includes(kind)) return { ok: false, reason: `kind '${kind}' is not one the plugin declared` };
   const mapped = mapRelevance(candidate.relevance, plugin.scores ?? "unit");
@@ -104,17 +117,14 @@ export function prepareCandidate(raw: unknown, plugin: Plugin): PrepareOutcome {
 const TRAILING_RANGE = / L\d+(-\d+)?$/;
 
 /** Builds the wire frame for a packed candidate. */
-export function buildFrame(
-  packed: PackedFrame<PreparedCandidate>,
-  provider: { name: string; root: string },
-): ContextFrame {
+export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: FrameContext): ContextFrame {
   const { candidate: prepared, content, tokenCost, keptLines } = packed;
   const { candidate, plugin } = prepared;
   const range =
     candidate.range !== undefined && keptLines !== undefined
       ? { start: candidate.range.start, end: Math.min(candidate.range.end, candidate.range.start + keptLines - 1) }
       : candidate.range;
-  const path = displayPath(candidate, provider.root);
+  const path = candidate.path ?? (candidate.uri !== undefined ? provider.displayPath(candidate.uri) : undefined);
   const located = path !== undefined ? (range !== undefined ? `${path} ${formatRange(range)}` : path) : undefined;
   const fallback = located ?? firstLine(content) ?? `${plugin.name} result`;
   const title = nonEmpty(candidate.title) ?? fallback;
@@ -124,7 +134,7 @@ export function buildFrame(
     citation = citation.replace(TRAILING_RANGE, ` ${formatRange(range)}`);
   }
 
-  const digest = contentDigest(content);
+  const digest = cachedDigest(content);
   const [first, ...rest] = candidate.provenance ?? [{}];
   const primary = {
     type: first?.type ?? (candidate.uri?.startsWith("file:") ? "file" : "derivation"),
@@ -134,7 +144,15 @@ export function buildFrame(
     method: first?.method ?? plugin.name,
     by: first?.by ?? provider.name,
   };
-  const others = rest.map((entry) => ({ ...entry, type: entry.type ?? "derivation", by: entry.by ?? provider.name }));
+  // Fields are copied one by one: a plugin's objects may carry keys the wire must not see.
+  const others = rest.map((entry: CandidateProvenance) => ({
+    type: entry.type ?? "derivation",
+    uri: entry.uri,
+    range: entry.range,
+    digest: entry.digest,
+    method: entry.method,
+    by: entry.by ?? provider.name,
+  }));
 
   return {
     id: prepared.id,
@@ -149,7 +167,10 @@ export function buildFrame(
     recorded_at: timestamp(candidate.recordedAt),
     provenance: [primary, ...others],
     citation_label: citation,
-    embedding: candidate.embedding,
+    embedding:
+      candidate.embedding === undefined
+        ? undefined
+        : { fingerprint: candidate.embedding.fingerprint, vector: candidate.embedding.vector },
     relations: (candidate.relations ?? []).map((relation) => ({
       rel: relation.rel,
       target_uri: relation.targetUri,

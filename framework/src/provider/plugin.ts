@@ -4,7 +4,6 @@
  */
 import { createRequire } from "node:module";
 import semver from "semver";
-import { z } from "zod";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { ERROR_CODES, OcpError } from "./errors.js";
 import type { Logger } from "./logger.js";
@@ -61,42 +60,6 @@ export interface Candidate {
   relations?: { rel: string; targetUri: string; displayName?: string }[];
   embedding?: { fingerprint: string; vector?: number[] };
 }
-
-/** The candidate shape, checked on every candidate a plugin returns. */
-export const CandidateSchema = z.object({
-  content: z.string(),
-  // Any JS number passes here, NaN and Infinity included: mapRelevance() names those precisely.
-  relevance: z.custom<number>((value) => typeof value === "number", "relevance must be a number"),
-  id: z.string().min(1).optional(),
-  kind: z.enum(FRAME_KINDS).optional(),
-  title: z.string().optional(),
-  citationLabel: z.string().optional(),
-  uri: z.string().min(1).optional(),
-  path: z.string().min(1).optional(),
-  range: z
-    .object({ start: z.int().min(1), end: z.int().min(1) })
-    .refine((range) => range.end >= range.start, "range.end is before range.start")
-    .optional(),
-  provenance: z
-    .array(
-      z.object({
-        type: z.string().min(1).optional(),
-        uri: z.string().optional(),
-        range: z.string().optional(),
-        digest: z.string().optional(),
-        method: z.string().optional(),
-        by: z.string().optional(),
-      }),
-    )
-    .optional(),
-  validFrom: z.union([z.string(), z.date()]).optional(),
-  validTo: z.union([z.string(), z.date()]).optional(),
-  recordedAt: z.union([z.string(), z.date()]).optional(),
-  relations: z
-    .array(z.object({ rel: z.string().min(1), targetUri: z.string().min(1), displayName: z.string().optional() }))
-    .optional(),
-  embedding: z.object({ fingerprint: z.string().min(1), vector: z.array(z.number()).optional() }).optional(),
-});
 
 /** What search() may return: candidates, optionally with how many more matches it left out. */
 export type SearchOutput = Candidate[] | { candidates: Candidate[]; omitted?: number };

@@ -19,7 +19,7 @@ import {
 } from "../wire/schemas.js";
 import { describeError, ERROR_CODES, InvalidQueryError, OcpError, UserError } from "./errors.js";
 import { fanOut } from "./fan-out.js";
-import { buildFrame } from "./frames.js";
+import { buildFrame, frameContext } from "./frames.js";
 import { createLogger, type Logger } from "./logger.js";
 import { isPlugin, type Plugin } from "./plugin.js";
 import { createSession, type Session } from "./session.js";
@@ -54,8 +54,13 @@ export interface QueryOptions {
   signal?: AbortSignal;
 }
 
+/** Answers a query that has already been read (a session reads it with its envelope): internal. */
+export const ANSWER: unique symbol = Symbol("ocp-provider.answer");
+
 /** A provider: query it in-process, or serve it with a transport. */
 export interface Provider {
+  /** Internal: {@link Provider.query} without reading the query again. */
+  readonly [ANSWER]: (query: ContextQuery, options?: QueryOptions) => Promise<ContextQueryResult>;
   /** The identity written into `handshake_ack`. */
   readonly info: ProviderInfo;
   /** The capabilities written into `handshake_ack`. */
@@ -116,7 +121,7 @@ export function defineProvider(options: ProviderOptions): Provider {
   const log = options.logger ?? createLogger({ name: options.name });
   const pluginLog = new Map(plugins.map((plugin) => [plugin, prefixed(log, plugin.name)]));
   const counter = createTokenCounter({ tokenizer: options.tokenizer });
-  const root = resolve(options.root ?? process.cwd());
+  const frames = frameContext(options.name, resolve(options.root ?? process.cwd()));
   const pluginTimeoutMs = options.pluginTimeoutMs ?? 10_000;
   const setupTimeoutMs = options.setupTimeoutMs ?? 30_000;
   const lifetime = new AbortController();
@@ -162,7 +167,10 @@ export function defineProvider(options: ProviderOptions): Provider {
   async function query(raw: unknown, queryOptions: QueryOptions = {}): Promise<ContextQueryResult> {
     const parsed = ContextQuerySchema.safeParse(raw);
     if (!parsed.success) throw new InvalidQueryError(describeIssues(parsed.error, raw));
-    const request: ContextQuery = parsed.data;
+    return answer(parsed.data, queryOptions);
+  }
+
+  async function answer(request: ContextQuery, queryOptions: QueryOptions = {}): Promise<ContextQueryResult> {
     await start();
     const wanted = request.kinds.length > 0 ? request.kinds : kinds;
     const active = plugins.filter(
@@ -173,11 +181,10 @@ export function defineProvider(options: ProviderOptions): Provider {
         "no plugin is available for this query: every matching plugin failed to set up (see the provider's stderr)",
       );
     }
-    const signal = queryOptions.signal ? AbortSignal.any([queryOptions.signal, lifetime.signal]) : lifetime.signal;
     const outcomes = await fanOut(request, {
       plugins: active,
       timeoutMs: pluginTimeoutMs,
-      signal,
+      signals: [queryOptions.signal, lifetime.signal],
       log: (plugin) => pluginLog.get(plugin) as Logger,
     });
     if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status !== "ok")) {
@@ -198,7 +205,7 @@ export function defineProvider(options: ProviderOptions): Provider {
     const omitted = outcomes.reduce((sum, outcome) => sum + outcome.omitted, 0);
     const truncated = packed.truncated || omitted > 0;
     return {
-      frames: packed.frames.map((frame) => buildFrame(frame, { name: info.name, root })),
+      frames: packed.frames.map((frame) => buildFrame(frame, frames)),
       truncated,
       dropped_estimate: truncated ? Math.min(packed.dropped + omitted, 4_294_967_295) : undefined,
     };
@@ -207,6 +214,7 @@ export function defineProvider(options: ProviderOptions): Provider {
   let defaultSession: Session | undefined;
   const provider: Provider & { [PROVIDER_BRAND]: true } = {
     [PROVIDER_BRAND]: true,
+    [ANSWER]: answer,
     info,
     capabilities,
     counter,

@@ -143,6 +143,18 @@ describe.each(TOKENIZERS)("%s upper bound", (tokenizer) => {
     );
   });
 
+  it("surelyFits is only ever true when the exact count fits, and agrees with the bound", () => {
+    fc.assert(
+      fc.property(unicodeStrings, fc.nat(400), (text, budget) => {
+        const sure = counter.surelyFits(text, budget);
+        if (sure) expect(counter.count(text)).toBeLessThanOrEqual(budget);
+        // It never claims less than the bound itself proves.
+        expect(sure).toBe(counter.upperBound(text) <= budget);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("is subadditive across a split surrogate pair", () => {
     const [high, low] = ["\uD83D", "\uDE00"];
     expect(counter.upperBound(high + low)).toBeLessThanOrEqual(counter.upperBound(high) + counter.upperBound(low));

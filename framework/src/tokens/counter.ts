@@ -2,6 +2,7 @@
  * Token counters: the exact cost the framework writes into every frame's `token_cost`.
  */
 import { createHash } from "node:crypto";
+import { GenerationalCache } from "../cache/generational.js";
 import { type BpeEncodingName, exactCounter, preloadEncoding } from "./encoders.js";
 
 /** `o200k_base` (default), `cl100k_base`, or `canonical` = ceil(UTF-8 bytes / 4). */
@@ -18,6 +19,8 @@ export interface TokenCounter {
   count(text: string): number;
   /** A number never below `count(text)`, computed without tokenizing; subadditive (the bound of a concatenation is at most the sum). */
   upperBound(text: string): number;
+  /** True only if `count(text) <= budget` is certain; decided from the text's length when it can be. */
+  surelyFits(text: string, budget: number): boolean;
   /** Loads tokenizer tables ahead of the first count. */
   preload(): void;
 }
@@ -26,7 +29,7 @@ export interface TokenCounter {
 export interface TokenCounterOptions {
   /** Which tokenizer to reproduce; default `o200k_base`. */
   tokenizer?: TokenizerName;
-  /** Entries of the content-keyed LRU cache; 0 disables it. Default 4096. */
+  /** Entries of the content-keyed cache (about the most recently used); 0 disables it. Default 4096. */
   cacheSize?: number;
 }
 
@@ -48,7 +51,16 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
     throw new RangeError(`unknown tokenizer '${tokenizer}' (expected one of ${TOKENIZERS.join(", ")})`);
   }
   if (tokenizer === "canonical") {
-    return { tokenizer, count: canonicalTokenCount, upperBound: canonicalTokenCount, preload: () => {} };
+    return {
+      tokenizer,
+      count: canonicalTokenCount,
+      upperBound: canonicalTokenCount,
+      // A UTF-16 unit is 1–3 UTF-8 bytes: the length settles most cases without measuring.
+      surelyFits: (text, budget) =>
+        Math.ceil((3 * text.length) / 4) <= budget ||
+        (text.length <= 4 * budget && canonicalTokenCount(text) <= budget),
+      preload: () => {},
+    };
   }
   const exact = exactCounter(tokenizer);
   const cacheSize = options.cacheSize ?? 4096;
@@ -57,43 +69,26 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
     tokenizer,
     count,
     upperBound: (text) => Buffer.byteLength(text, "utf8"),
+    // Tokens ≤ UTF-8 bytes, and a UTF-16 unit is 1–3 bytes: the length settles most cases without measuring.
+    surelyFits: (text, budget) =>
+      3 * text.length <= budget || (text.length <= budget && Buffer.byteLength(text, "utf8") <= budget),
     preload: () => preloadEncoding(tokenizer),
   };
 }
 
-/** Wraps an exact count in an LRU cache keyed by content. */
+/** Wraps an exact count in a bounded memo keyed by content. */
 function cached(exact: (text: string) => number, capacity: number): (text: string) => number {
-  // Two maps so a short text can never collide with a long text's digest key.
-  const short = new Lru(capacity);
-  const long = new Lru(Math.max(1, capacity >> 3));
+  // Two caches so a short text can never collide with a long text's digest key.
+  const short = new GenerationalCache<string, number>(capacity);
+  const long = new GenerationalCache<string, number>(Math.max(2, capacity >> 3));
   return (text) => {
-    const [cache, key] =
-      text.length <= INLINE_KEY_LIMIT ? [short, text] : [long, createHash("sha256").update(text).digest("base64")];
+    const inline = text.length <= INLINE_KEY_LIMIT;
+    const cache = inline ? short : long;
+    const key = inline ? text : createHash("sha256").update(text).digest("base64");
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
     const value = exact(text);
     cache.set(key, value);
     return value;
   };
-}
-
-/** A least-recently-used map: a Map keeps insertion order, so re-inserting on a hit keeps the oldest key first. */
-class Lru {
-  readonly #entries = new Map<string, number>();
-  readonly #capacity: number;
-  constructor(capacity: number) {
-    this.#capacity = capacity;
-  }
-  get(key: string): number | undefined {
-    const value = this.#entries.get(key);
-    if (value !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: number): void {
-    this.#entries.set(key, value);
-    if (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value as string);
-  }
 }

@@ -63,10 +63,13 @@ const NEEDS_REFERENCE =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: a set of single code points (some are combining marks), never a sequence.
   /[\uFEFF\u0085\u088F\u0C5C\u0CDC\u1ACF-\u1ADD\u1AE0-\u1AEB\uA7CE\uA7CF\uA7D2\uA7D4\uA7F1\u{10940}-\u{10959}\u{10EC5}-\u{10EC7}\u{10EFA}\u{10EFB}\u{11B60}-\u{11B67}\u{11DB0}-\u{11DDB}\u{11DE0}-\u{11DE9}\u{16EA0}-\u{16EB8}\u{16EBB}-\u{16ED3}\u{16FF2}-\u{16FF6}\u{187F8}-\u{187FF}\u{18D09}-\u{18D1E}\u{18D80}-\u{18DF2}\u{1E6C0}-\u{1E6DE}\u{1E6E0}-\u{1E6F5}\u{1E6FE}\u{1E6FF}\u{2B73A}-\u{2B73F}\u{2CEA2}-\u{2CEAD}\u{323B0}-\u{33479}\p{Cn}]/u;
 
+const NON_ASCII = /[\u0080-\u{10FFFF}]/u;
+
 /** The exact counter for an encoding: gpt-tokenizer, or tiktoken for the characters it gets wrong. */
 export function exactCounter(name: BpeEncodingName): ExactCount {
   return (text) => {
-    if (NEEDS_REFERENCE.test(text)) return tiktoken(name).encode_ordinary(text).length;
+    // Most content is ASCII, where the two tokenizers agree; the cheap scan spares it the big class.
+    if (NON_ASCII.test(text) && NEEDS_REFERENCE.test(text)) return tiktoken(name).encode_ordinary(text).length;
     return gptTokenizer(name).countTokens(text, PLAIN_TEXT);
   };
 }

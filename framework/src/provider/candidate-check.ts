@@ -1,0 +1,114 @@
+/**
+ * Checking what plugins return. Every candidate is checked on every query, so the
+ * check is hand-written and allocation-free; {@link CandidateSchema} states the same
+ * rules in Zod, explains a failure in words, and a property test keeps the two equal.
+ */
+import { z } from "zod";
+import { FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import type { Candidate } from "./plugin.js";
+
+/** The candidate shape as a Zod schema: the readable statement of the rules. */
+export const CandidateSchema = z.object({
+  content: z.string(),
+  // Any JS number passes here, NaN and Infinity included: mapRelevance() names those precisely.
+  relevance: z.custom<number>((value) => typeof value === "number", "relevance must be a number"),
+  id: z.string().min(1).optional(),
+  kind: z.enum(FRAME_KINDS).optional(),
+  title: z.string().optional(),
+  citationLabel: z.string().optional(),
+  uri: z.string().min(1).optional(),
+  path: z.string().min(1).optional(),
+  range: z
+    .object({ start: z.int().min(1), end: z.int().min(1) })
+    .refine((range) => range.end >= range.start, "range.end is before range.start")
+    .optional(),
+  provenance: z
+    .array(
+      z.object({
+        type: z.string().min(1).optional(),
+        uri: z.string().optional(),
+        range: z.string().optional(),
+        digest: z.string().optional(),
+        method: z.string().optional(),
+        by: z.string().optional(),
+      }),
+    )
+    .optional(),
+  validFrom: z.union([z.string(), z.date()]).optional(),
+  validTo: z.union([z.string(), z.date()]).optional(),
+  recordedAt: z.union([z.string(), z.date()]).optional(),
+  relations: z
+    .array(z.object({ rel: z.string().min(1), targetUri: z.string().min(1), displayName: z.string().optional() }))
+    .optional(),
+  embedding: z.object({ fingerprint: z.string().min(1), vector: z.array(z.number()).optional() }).optional(),
+});
+
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const optionalString = (value: unknown) => value === undefined || typeof value === "string";
+const optionalWord = (value: unknown) => value === undefined || (typeof value === "string" && value.length > 0);
+const optionalTime = (value: unknown) =>
+  value === undefined || typeof value === "string" || (value instanceof Date && !Number.isNaN(value.getTime()));
+const lineNumber = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 1;
+const finite = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+
+function provenanceOk(entry: unknown): boolean {
+  return (
+    isObject(entry) &&
+    optionalWord(entry.type) &&
+    optionalString(entry.uri) &&
+    optionalString(entry.range) &&
+    optionalString(entry.digest) &&
+    optionalString(entry.method) &&
+    optionalString(entry.by)
+  );
+}
+
+function relationOk(entry: unknown): boolean {
+  return (
+    isObject(entry) &&
+    typeof entry.rel === "string" &&
+    entry.rel.length > 0 &&
+    typeof entry.targetUri === "string" &&
+    entry.targetUri.length > 0 &&
+    optionalString(entry.displayName)
+  );
+}
+
+/** True iff `raw` is a valid candidate: exactly the rules of {@link CandidateSchema}, checked fast. */
+export function isCandidate(raw: unknown): raw is Candidate {
+  if (!isObject(raw) || typeof raw.content !== "string" || typeof raw.relevance !== "number") return false;
+  if (!optionalWord(raw.id) || !optionalWord(raw.uri) || !optionalWord(raw.path)) return false;
+  if (!optionalString(raw.title) || !optionalString(raw.citationLabel)) return false;
+  if (raw.kind !== undefined && !FRAME_KINDS.includes(raw.kind as FrameKind)) return false;
+  const range = raw.range;
+  if (range !== undefined) {
+    if (!isObject(range) || !lineNumber(range.start) || !lineNumber(range.end)) return false;
+    if ((range.end as number) < (range.start as number)) return false;
+  }
+  if (raw.provenance !== undefined && !(Array.isArray(raw.provenance) && raw.provenance.every(provenanceOk)))
+    return false;
+  if (!optionalTime(raw.validFrom) || !optionalTime(raw.validTo) || !optionalTime(raw.recordedAt)) return false;
+  if (raw.relations !== undefined && !(Array.isArray(raw.relations) && raw.relations.every(relationOk))) return false;
+  const embedding = raw.embedding;
+  if (embedding !== undefined) {
+    if (!isObject(embedding) || typeof embedding.fingerprint !== "string" || embedding.fingerprint.length === 0) {
+      return false;
+    }
+    if (embedding.vector !== undefined && !(Array.isArray(embedding.vector) && embedding.vector.every(finite))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Why `raw` is not a valid candidate ("range: range.end is before range.start"), or undefined if it is. */
+export function candidateProblem(raw: unknown): string | undefined {
+  if (isCandidate(raw)) return undefined;
+  const parsed = CandidateSchema.safeParse(raw);
+  if (parsed.success) return "invalid candidate";
+  const issue = parsed.error.issues[0];
+  return `${issue?.path.join(".") || "candidate"}: ${issue?.message ?? "invalid"}`;
+}
