@@ -1,0 +1,84 @@
+/**
+ * Runs the benchmarks: every `bench/*.bench.ts`, or those named on the command line
+ * (`npm run bench -- pack tokens`). Adding a benchmark is adding a file: export
+ * `run(): Promise<BenchReport>` from `bench/<name>.bench.ts` and it is picked up.
+ *
+ * Each module prints its table and verdicts as soon as it finishes; a summary of
+ * every verdict closes the run. The exit code is 1 if a correctness check failed or
+ * a benchmark crashed; speed targets only fail the run with `--strict`, because a
+ * shared machine can move a ratio by a few percent.
+ */
+import { readdirSync } from "node:fs";
+import { type BenchModule, type BenchReport, markdownTable, type Verdict, verdictLine } from "./harness.js";
+
+const SUFFIX = ".bench.ts";
+const here = new URL(".", import.meta.url);
+
+/** The benchmark names available, from the file names. */
+function available(): string[] {
+  return readdirSync(here)
+    .filter((file) => file.endsWith(SUFFIX))
+    .map((file) => file.slice(0, -SUFFIX.length))
+    .sort();
+}
+
+async function runOne(name: string): Promise<BenchReport> {
+  const module = (await import(new URL(`${name}${SUFFIX}`, here).href)) as Partial<BenchModule>;
+  if (typeof module.run !== "function") throw new Error(`bench/${name}${SUFFIX} does not export run()`);
+  return module.run();
+}
+
+function print(report: BenchReport, seconds: number): void {
+  console.log(`\n## ${report.title}\n`);
+  console.log(markdownTable(report.rows));
+  const notes = report.notes ?? [];
+  if (notes.length > 0) console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
+  console.log("");
+  for (const verdict of report.verdicts) console.log(verdictLine(verdict));
+  console.log(`(${seconds.toFixed(1)} s)`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const strict = argv.includes("--strict");
+  const wanted = argv.filter((arg) => !arg.startsWith("--"));
+  const names = available();
+  const unknown = wanted.filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark(s): ${unknown.join(", ")} (available: ${names.join(", ")})`);
+    return 2;
+  }
+  const selected = wanted.length > 0 ? names.filter((name) => wanted.includes(name)) : names;
+  console.log(`# ocp-provider benchmarks — node ${process.version}, ${process.platform}-${process.arch}`);
+
+  const verdicts: { bench: string; verdict: Verdict }[] = [];
+  const crashed: string[] = [];
+  const started = performance.now();
+  // One at a time: benchmarks running side by side would measure each other.
+  for (const name of selected) {
+    const began = performance.now();
+    try {
+      const report = await runOne(name);
+      print(report, (performance.now() - began) / 1000);
+      for (const verdict of report.verdicts) verdicts.push({ bench: name, verdict });
+    } catch (error) {
+      crashed.push(name);
+      console.error(
+        `\n## ${name}: crashed\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+    }
+  }
+
+  console.log(`\n## Summary (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+  for (const { bench, verdict } of verdicts) console.log(`${bench.padEnd(8)} ${verdictLine(verdict)}`);
+  for (const name of crashed) console.log(`${name.padEnd(8)} CRASHED (see above)`);
+  const failedChecks = verdicts.filter(({ verdict }) => verdict.kind === "check" && !verdict.met).length;
+  const missedTargets = verdicts.filter(({ verdict }) => verdict.kind === "target" && !verdict.met).length;
+  console.log(
+    `\n${verdicts.length - failedChecks - missedTargets} met, ${missedTargets} target(s) NOT met, ` +
+      `${failedChecks} check(s) failed, ${crashed.length} crashed`,
+  );
+  if (failedChecks > 0 || crashed.length > 0) return 1;
+  return strict && missedTargets > 0 ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

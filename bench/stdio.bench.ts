@@ -1,0 +1,286 @@
+/**
+ * stdio round-trip benchmark: a host writes a query line and waits for the reply
+ * line, again and again, against two real child processes spawned the same way
+ * (plain `node`):
+ *
+ * - `ocp serve examples/docs-provider.ts`: the framework end to end (NDJSON
+ *   framing, envelope checks, fan-out, a real Markdown search over README.md and
+ *   docs/, packing, exact token costs, digests, the strict writer);
+ * - `bench/baseline-server.mjs`: a bare readline loop answering with canned lines,
+ *   the floor any stdio provider sits on.
+ *
+ * A third server, `ocp serve bench/canned-provider.ts`, answers with the bare loop's
+ * two frames through the whole framework: it tells the framework's own cost apart
+ * from the docs example's search. It is reported, not judged.
+ *
+ * Start-up (including tsx loading the .ts example and the tokenizer tables) is left
+ * out by a warm-up. The timed round trips alternate between the two servers in
+ * blocks, so a busy moment on a shared machine lands on both.
+ *
+ * Set OCP_BENCH_CPU_PROF=<dir> to write a V8 CPU profile of each server there.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type BenchReport, checkVerdict, formatRate, formatRatio, ratioVerdict, type Verdict } from "./harness.js";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const WARMUP = 300;
+const BLOCK = 500;
+const BLOCKS = 4;
+const TARGET = 0.85;
+
+const HANDSHAKE = JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" });
+/** A question this repository's docs answer, under a host's usual small budget. */
+const QUERY = JSON.stringify({
+  type: "query",
+  query: { goal: "how do I write a provider plugin?", max_frames: 5, max_tokens: 1024 },
+});
+const SHUTDOWN = JSON.stringify({ type: "shutdown" });
+
+interface Server {
+  readonly name: string;
+  readonly args: readonly string[];
+}
+
+const DOCS: Server = {
+  name: "ocp serve docs-provider",
+  args: ["framework/bin/ocp.js", "serve", "examples/docs-provider.ts"],
+};
+const CANNED: Server = {
+  name: "ocp serve canned-provider",
+  args: ["framework/bin/ocp.js", "serve", "bench/canned-provider.ts"],
+};
+const BARE: Server = { name: "bare readline loop", args: ["bench/baseline-server.mjs"] };
+
+/** A host's end of a stdio provider: one request line out, one reply line in. */
+class Host {
+  readonly child: ChildProcessWithoutNullStreams;
+  #buffer = "";
+  #replies: string[] = [];
+  #waiting: ((line: string) => void) | undefined;
+  #stderr = "";
+
+  constructor(server: Server) {
+    const profile = process.env.OCP_BENCH_CPU_PROF;
+    const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+    this.child = spawn(process.execPath, [...flags, ...server.args], { cwd: repo, stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stdout.setEncoding("utf8");
+    this.child.stdout.on("data", (chunk: string) => this.#receive(chunk));
+    this.child.stderr.setEncoding("utf8");
+    // Kept, bounded, for the error message if the server dies or misbehaves.
+    this.child.stderr.on("data", (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-2000);
+    });
+    // A dead server shows up as its exit below; a write into its closed pipe must not crash the host.
+    this.child.stdin.on("error", () => {});
+    this.child.on("exit", (code) => {
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      waiting?.(this.#exitLine(code));
+    });
+  }
+
+  #exitLine(code: number | null): string {
+    return `{"type":"exit","code":${code}}`;
+  }
+
+  /**
+   * CPU time the server has used so far (user + system, all threads), in ms, from
+   * /proc; undefined where there is no /proc. Wall-clock profiles of a child that
+   * shares two cores with its host over-charge its syscalls; this does not.
+   */
+  cpuMs(): number | undefined {
+    try {
+      const stat = readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces); utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // Kernel clock ticks are USER_HZ = 100 per second on Linux, whatever the kernel's own HZ.
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The last lines the server wrote to stderr. */
+  get stderr(): string {
+    return this.#stderr.trim();
+  }
+
+  #receive(chunk: string): void {
+    this.#buffer += chunk;
+    let newline = this.#buffer.indexOf("\n");
+    while (newline !== -1) {
+      const line = this.#buffer.slice(0, newline);
+      this.#buffer = this.#buffer.slice(newline + 1);
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      if (waiting !== undefined) waiting(line);
+      else this.#replies.push(line);
+      newline = this.#buffer.indexOf("\n");
+    }
+  }
+
+  /** Writes `line` and resolves to the next reply line (or a pseudo `exit` line if the server is gone). */
+  request(line: string): Promise<string> {
+    const reply = new Promise<string>((resolve) => {
+      const queued = this.#replies.shift();
+      if (queued !== undefined) resolve(queued);
+      else if (this.child.exitCode !== null) resolve(this.#exitLine(this.child.exitCode));
+      else this.#waiting = resolve;
+    });
+    this.child.stdin.write(`${line}\n`);
+    return reply;
+  }
+
+  /** Sends `shutdown` and waits for the exit; kills the child if it lingers (it must exit within a second). */
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = once(this.child, "exit");
+    this.child.stdin.end(`${SHUTDOWN}\n`);
+    const timer = setTimeout(() => this.child.kill(), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+interface Tally {
+  /** Wall-clock time of the round trips. */
+  ms: number;
+  /** The server's CPU time meanwhile, NaN where it cannot be read. */
+  cpuMs: number;
+  /** Replies that were not `frames`. */
+  wrong: number;
+}
+
+/** Runs `count` sequential round trips. */
+async function roundTrips(host: Host, count: number): Promise<Tally> {
+  let wrong = 0;
+  const cpuBefore = host.cpuMs() ?? Number.NaN;
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const reply = await host.request(QUERY);
+    if (!reply.startsWith('{"type":"frames"')) wrong++;
+  }
+  const ms = performance.now() - started;
+  return { ms, cpuMs: (host.cpuMs() ?? Number.NaN) - cpuBefore, wrong };
+}
+
+/** `promise`, or an error naming `what` after `ms`: a server that never answers must not hang the run. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no reply to ${what} within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The server's CPU time per round trip, or "n/a" without /proc. */
+function cpuPerTrip(cpuMs: number, count: number): string {
+  return Number.isNaN(cpuMs) ? "n/a" : `${(cpuMs / count).toFixed(3)} ms`;
+}
+
+/** What one reply looks like, for the table. */
+interface ReplyShape {
+  readonly type: string;
+  readonly frames: number;
+  readonly bytes: number;
+}
+
+function describeReply(line: string): ReplyShape {
+  const envelope = JSON.parse(line) as { type: string; result?: { frames: unknown[] }; message?: string };
+  return { type: envelope.type, frames: envelope.result?.frames.length ?? 0, bytes: Buffer.byteLength(line) + 1 };
+}
+
+/** Measures round trips per second against the docs provider and the bare loop. */
+export async function run(): Promise<BenchReport> {
+  // The docs provider first and the bare loop last: the code below relies on it.
+  const servers = [DOCS, CANNED, BARE];
+  const hosts = servers.map((server) => new Host(server));
+  try {
+    const verdicts: Verdict[] = [];
+    const replies: ReplyShape[] = [];
+    for (const [i, host] of hosts.entries()) {
+      // Start-up (tsx, the tokenizer tables) takes about a second; a generous bound only catches a hang.
+      const ack = await within(host.request(HANDSHAKE), 30_000, `${servers[i]?.name}'s handshake`);
+      if (!ack.startsWith('{"type":"handshake_ack"')) {
+        throw new Error(`${servers[i]?.name} answered the handshake with ${ack.slice(0, 200)}\n${host.stderr}`);
+      }
+      replies.push(describeReply(await within(host.request(QUERY), 30_000, `${servers[i]?.name}'s first query`)));
+    }
+
+    // Timing an error reply or an empty search would measure the wrong thing: refuse to.
+    const docsReply = replies[0] as ReplyShape;
+    const answered = docsReply.type === "frames" && docsReply.frames > 0;
+    verdicts.push(
+      checkVerdict(
+        "the docs provider answers the benchmark query with frames",
+        answered,
+        answered
+          ? `${docsReply.frames} frames, ${docsReply.bytes} bytes per reply`
+          : `it replied ${docsReply.type} with ${docsReply.frames} frames (README.md and docs/ missing or not matching?) ${hosts[0]?.stderr.split("\n").at(-1) ?? ""}`.trim(),
+      ),
+    );
+    if (!answered) return { title: "stdio: round trips (not measured)", rows: [], verdicts };
+
+    for (const host of hosts) await roundTrips(host, WARMUP);
+    const totals: Tally[] = servers.map(() => ({ ms: 0, cpuMs: 0, wrong: 0 }));
+    for (let block = 0; block < BLOCKS; block++) {
+      // Alternate who goes first, so neither always runs right after the other's burst.
+      const order = servers.map((_, i) => (block % 2 === 0 ? i : servers.length - 1 - i));
+      for (const i of order) {
+        const result = await roundTrips(hosts[i] as Host, BLOCK);
+        const total = totals[i] as Tally;
+        total.ms += result.ms;
+        total.cpuMs += result.cpuMs;
+        total.wrong += result.wrong;
+      }
+    }
+
+    const count = BLOCK * BLOCKS;
+    const rates = totals.map((total) => (count * 1000) / total.ms);
+    const docsRate = rates[0] as number;
+    const bareRate = rates[servers.length - 1] as number;
+    const wrong = totals.reduce((sum, total) => sum + total.wrong, 0);
+    verdicts.push(
+      checkVerdict(
+        "every timed reply is a frames envelope",
+        wrong === 0,
+        `${wrong} of ${servers.length * count} were not`,
+      ),
+    );
+    verdicts.push(
+      ratioVerdict(
+        `ocp serve docs-provider ≥ ${TARGET * 100}% of a bare readline loop's round trips/s`,
+        docsRate / bareRate,
+        TARGET,
+        `${formatRate(docsRate)} vs ${formatRate(bareRate)}`,
+      ),
+    );
+    return {
+      title: `stdio: ${count} sequential round trips per server after ${WARMUP} warm-up, node child processes`,
+      rows: servers.map((server, i) => ({
+        server: server.name,
+        "round trips": formatRate(rates[i] as number),
+        "mean latency": `${((totals[i] as Tally).ms / count).toFixed(3)} ms`,
+        "server CPU / trip": cpuPerTrip((totals[i] as Tally).cpuMs, count),
+        "vs bare loop": formatRatio((rates[i] as number) / bareRate),
+        reply: `${replies[i]?.frames} frames, ${replies[i]?.bytes} B`,
+      })),
+      verdicts,
+      notes: [
+        "the docs provider reads and searches README.md and docs/ on every query, as it is written to; the bare loop sends canned lines.",
+        "replies differ in size: the docs provider ships real sections (up to 5 frames, 1024 tokens), the others the golden vector's 2 frames.",
+        "server CPU / trip = the server process's user + system CPU time (from /proc, 10 ms ticks) over the timed round trips.",
+        "canned-provider = the framework end to end with a plugin that returns the golden 2 candidates without searching: the framework's own cost.",
+      ],
+    };
+  } finally {
+    await Promise.all(hosts.map((host) => host.close()));
+  }
+}
