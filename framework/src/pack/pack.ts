@@ -199,17 +199,21 @@ export function packFrames<C extends PackCandidate>(candidates: readonly C[], op
 
   // Filling: from here on only candidates whose upper bound fits can ship, and they
   // need no probing. One linear pass finds them (the bound only shrinks as frames
-  // ship, so this is a superset of what can still ship); only they are sorted.
+  // ship, so this is a superset of what can still ship), and a heap of just those
+  // yields them best first, only as many as the frame limit still takes.
   const rest = pool.drain();
-  const fitting = rest
-    .filter((candidate) => counter.surelyFits(candidate.content, remaining))
-    .sort((a, b) => (before(a, b) ? -1 : 1));
   let shipped = 0;
-  for (const candidate of fitting) {
-    if (frames.length >= maxFrames) break;
-    if (!counter.surelyFits(candidate.content, remaining)) continue;
-    ship(candidate, counter.count(candidate.content));
-    shipped++;
+  if (frames.length < maxFrames) {
+    const fitting = new Heap(
+      rest.filter((candidate) => counter.surelyFits(candidate.content, remaining)),
+      before,
+    );
+    while (fitting.size > 0 && frames.length < maxFrames) {
+      const candidate = fitting.pop() as C;
+      if (!counter.surelyFits(candidate.content, remaining)) continue;
+      ship(candidate, counter.count(candidate.content));
+      shipped++;
+    }
   }
   dropped += rest.length - shipped;
 
