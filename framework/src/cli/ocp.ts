@@ -18,6 +18,10 @@ Usage:
   ocp query <module> "<goal>" [--max-tokens N] [--max-frames N] [--kinds k,..]
             [--query-text T] [--anchors a,..] [--as-of T] [--json]
       Run one query in-process and print the frames (or the result as JSON).
+  ocp inspect stdio [--query TEXT] [--json] [--tokenizer T] -- <command> [args...]
+  ocp inspect http <url> [--token T] [--query TEXT] [--json] [--tokenizer T]
+      Run the conformance suite against a provider; exit 0 iff it is conformant.
+      "ocp inspect --help" says more.
 
 <module> is a .js or .ts file whose default export is defineProvider({ ... }).
 `;
@@ -135,6 +139,10 @@ export async function main(argv: string[]): Promise<number> {
       case "query":
         await queryCommand(rest);
         return 0;
+      case "inspect": {
+        const { inspectMain } = await import("./inspect.js");
+        return await inspectMain(rest, "ocp inspect");
+      }
       case undefined:
       case "help":
       case "--help":

@@ -1,0 +1,21 @@
+/**
+ * `ocp-provider/conformance`: prove a provider conformant. {@link runConformance}
+ * runs the reference five checks and ours against a stdio command or an HTTP URL
+ * and returns a typed report; `ocp inspect` is its command line.
+ */
+export { MISBEHAVE_MODES, type MisbehaveMode } from "./misbehaving-answers.js";
+export { DEFAULT_GOALS } from "./query-checks.js";
+export { describeTarget, runConformance } from "./run.js";
+export { type Sample, type SampleOptions, sampleQuery } from "./sample.js";
+export { referenceSchemaErrors } from "./schema.js";
+export {
+  CHECK_NAMES,
+  type CheckName,
+  type CheckResult,
+  type CheckStatus,
+  type ConformanceOptions,
+  type ConformanceReport,
+  type ConformanceTarget,
+  type HttpTarget,
+  type StdioTarget,
+} from "./types.js";

@@ -1,0 +1,111 @@
+/**
+ * schema-validity: every message a provider sends must validate under the
+ * reference JSON Schema of ocp/1.0-draft. The schema ships in this package
+ * (`schema/ocp-envelope.reference.schema.json`, a byte-for-byte copy of the
+ * reference; a test keeps them equal) and is compiled with ajv for draft 2020-12.
+ *
+ * A message is validated against the `$defs` entry its `type` names, so the
+ * evidence says "/result/frames/0/score must be <= 1" rather than six failed
+ * `oneOf` branches.
+ */
+import { readFileSync } from "node:fs";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import type { CheckResult } from "./types.js";
+
+const SCHEMA_URL = new URL("../../schema/ocp-envelope.reference.schema.json", import.meta.url);
+
+const DEFS_BY_TYPE: Record<string, string> = {
+  handshake: "Handshake",
+  handshake_ack: "HandshakeAck",
+  query: "Query",
+  frames: "Frames",
+  shutdown: "Shutdown",
+  error: "Error",
+};
+
+let compiled: { ajv: Ajv2020; root: ValidateFunction; byType: Map<string, ValidateFunction> } | undefined;
+
+function validators() {
+  if (compiled !== undefined) return compiled;
+  const schema = JSON.parse(readFileSync(SCHEMA_URL, "utf8")) as { $id: string };
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  ajv.addSchema(schema);
+  const root = ajv.getSchema(schema.$id) as ValidateFunction;
+  const byType = new Map(
+    Object.entries(DEFS_BY_TYPE).map(([type, def]) => [
+      type,
+      ajv.getSchema(`${schema.$id}#/$defs/${def}`) as ValidateFunction,
+    ]),
+  );
+  compiled = { ajv, root, byType };
+  return compiled;
+}
+
+/** Why `message` is not a valid envelope under the reference schema, or undefined if it is. */
+export function referenceSchemaErrors(message: unknown): string | undefined {
+  const { ajv, root, byType } = validators();
+  if (root(message)) return undefined;
+  const type = (message as { type?: unknown } | null)?.type;
+  const specific = typeof type === "string" ? byType.get(type) : undefined;
+  if (specific === undefined) {
+    return typeof type === "string"
+      ? `'${type.slice(0, 40)}' is not an envelope type`
+      : "not an envelope: no string 'type' field";
+  }
+  specific(message);
+  return ajv.errorsText(specific.errors, { dataVar: "" }).slice(0, 300);
+}
+
+/** One message as it arrived: a stdout line or an HTTP response body. */
+interface Received {
+  readonly where: string;
+  readonly text: string;
+}
+
+/** Everything a provider sent during a run, judged at the end by schema-validity. */
+export class MessageLog {
+  readonly #received: Received[] = [];
+
+  /** Records one message; `where` names it in evidence ("main session, line 3"). */
+  record(where: string, text: string): void {
+    this.#received.push({ where, text });
+  }
+
+  /** How many messages were recorded. */
+  get size(): number {
+    return this.#received.length;
+  }
+
+  /** The schema-validity verdict over everything recorded. */
+  verdict(): CheckResult {
+    const violations: string[] = [];
+    for (const { where, text } of this.#received) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        violations.push(`${where} is not JSON: ${JSON.stringify(text.slice(0, 60))}`);
+        continue;
+      }
+      const errors = referenceSchemaErrors(value);
+      if (errors !== undefined) violations.push(`${where}: ${errors}`);
+    }
+    if (this.#received.length === 0) {
+      return { name: "schema-validity", status: "skip", evidence: "the provider sent nothing to validate" };
+    }
+    if (violations.length === 0) {
+      return {
+        name: "schema-validity",
+        status: "pass",
+        evidence: `all ${this.#received.length} messages received validate under the reference schema`,
+      };
+    }
+    const shown = violations.slice(0, 3).join("; ");
+    const more = violations.length > 3 ? `; and ${violations.length - 3} more` : "";
+    return {
+      name: "schema-validity",
+      status: "fail",
+      evidence: `${violations.length} of ${this.#received.length} messages invalid: ${shown}${more}`,
+    };
+  }
+}

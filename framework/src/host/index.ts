@@ -1,0 +1,41 @@
+/**
+ * `ocp-provider/host`: the host side of OCP — connect to providers over stdio or
+ * HTTP, gate egress providers behind recorded consent (C1, C2, C4), audit every
+ * result against its budget (B2), fan one query out to several providers, and
+ * render frames for a prompt as quoted, untrusted material (R3).
+ */
+export { auditResult, totalTokenCost } from "./audit.js";
+export type { ConnectOptions, ProviderConnection, QueryCallOptions, QueryInput } from "./connection.js";
+export {
+  type ConsentGate,
+  type ConsentRecord,
+  ConsentStore,
+  type ConsentStoreOptions,
+  NO_CONSENT,
+  QUERY_PAYLOAD_DESCRIPTION,
+} from "./consent.js";
+export {
+  BudgetViolationError,
+  ConnectionClosedError,
+  ConsentRequiredError,
+  ConsentStoreError,
+  type ConsentSubject,
+  HOST_ERROR_CODES,
+  HostError,
+  type HostErrorCode,
+  ProtocolViolationError,
+  ProviderErrorReply,
+  ProviderExitedError,
+  ProviderTimeoutError,
+  VersionMismatchError,
+} from "./errors.js";
+export {
+  Host,
+  type HostQueryOptions,
+  type HostQueryResult,
+  type ProviderReport,
+  type ProviderStatus,
+} from "./host.js";
+export { connectHttp, type HttpConnectOptions, type HttpExchange, postEnvelope } from "./http-client.js";
+export { type AttributedFrame, DEFAULT_PREAMBLE, type RenderForPromptOptions, renderForPrompt } from "./render.js";
+export { connectStdio, type StdioConnectOptions } from "./stdio-client.js";

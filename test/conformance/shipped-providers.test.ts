@@ -1,0 +1,73 @@
+/**
+ * One conformance suite, run against every provider this repository ships, over
+ * stdio and over HTTP. Each row is how a host starts the provider; add a row when
+ * a new provider ships (the plugin providers `ocp-ripgrep`, `ocp-symbols`,
+ * `ocp-facts serve` belong here once they land).
+ */
+import { type CheckResult, type ConformanceTarget, runConformance } from "ocp-provider/conformance";
+import { describe, expect, it } from "vitest";
+import { OCP_BIN } from "../support/child.js";
+import { REPO, startListening } from "./fixture.js";
+
+interface ShippedProvider {
+  /** How the provider is named in test output. */
+  name: string;
+  /** The command line a host runs for stdio: `node <args>`. */
+  stdio: readonly string[];
+  /** The command line that serves it over HTTP and prints `listening on http://…` to stderr. */
+  http: readonly string[];
+  /** Goals it can answer, so the frame checks have frames to judge (default: the suite's generic goals). */
+  goals?: readonly string[];
+}
+
+const SHIPPED: readonly ShippedProvider[] = [
+  {
+    name: "docs (examples/docs-provider.ts)",
+    stdio: [OCP_BIN, "serve", "examples/docs-provider.ts"],
+    http: [OCP_BIN, "serve", "examples/docs-provider.ts", "--http", "127.0.0.1:0"],
+    goals: ["how are token costs counted"],
+  },
+  {
+    name: "hello (examples/hello-provider.ts)",
+    stdio: [OCP_BIN, "serve", "examples/hello-provider.ts"],
+    http: [OCP_BIN, "serve", "examples/hello-provider.ts", "--http", "127.0.0.1:0"],
+    goals: ["which branch do deploys run from"],
+  },
+];
+
+/** The checks that read frames: they must have judged real frames, not skipped for want of any. */
+const FRAME_CHECKS = ["frame-validity", "budget-honesty", "cost-honesty", "kinds-filter", "max-frames"];
+
+function expectConformant(checks: readonly CheckResult[]): void {
+  const failed = checks.filter((check) => check.status === "fail");
+  expect(failed.map((check) => `${check.name}: ${check.evidence}`)).toEqual([]);
+  for (const name of FRAME_CHECKS) expect(checks.find((check) => check.name === name)?.status, name).toBe("pass");
+}
+
+describe.each(SHIPPED)("$name", (provider) => {
+  const options = provider.goals !== undefined ? { goals: provider.goals } : {};
+
+  it("is conformant over stdio", async () => {
+    const target: ConformanceTarget = {
+      transport: "stdio",
+      command: process.execPath,
+      args: provider.stdio,
+      cwd: REPO,
+    };
+    const report = await runConformance(target, options);
+    expectConformant(report.checks);
+    expect(report.conformant).toBe(true);
+  });
+
+  it("is conformant over HTTP", async () => {
+    const server = await startListening(process.execPath, provider.http);
+    try {
+      const report = await runConformance({ transport: "http", url: server.url }, options);
+      expectConformant(report.checks);
+      expect(report.checks.find((check) => check.name === "http-oversized-body")?.status).toBe("pass");
+      expect(report.conformant).toBe(true);
+    } finally {
+      server.stop();
+    }
+  });
+});
