@@ -5,6 +5,7 @@
  */
 import { ProviderTimeoutError } from "../host/errors.js";
 import { postEnvelope } from "../host/http-client.js";
+import { SESSION_HEADER } from "../wire/version.js";
 import type { MessageLog } from "./schema.js";
 import { asReply, type Reply, type WireSession } from "./session.js";
 import type { HttpTarget } from "./types.js";
@@ -56,7 +57,7 @@ export class HttpSession implements WireSession {
         reason: `HTTP ${status} with a body that is not an envelope: ${JSON.stringify(text.slice(0, 80))}`,
       };
     }
-    if (reply.type === "handshake_ack") this.#session = exchange.headers.get("OCP-Session") ?? this.#session;
+    if (reply.type === "handshake_ack") this.#session = exchange.headers.get(SESSION_HEADER) ?? this.#session;
     return { ...reply, status };
   }
 

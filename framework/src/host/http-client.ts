@@ -5,11 +5,12 @@
  * later request, so the provider keeps this host's handshake state. Every HTTP
  * provider is egress to the host, whatever its `data_flow` says (C4).
  */
+
+import { SESSION_HEADER } from "../wire/version.js";
 import { type Channel, type ConnectOptions, openConnection, type ProviderConnection } from "./connection.js";
 import { ProtocolViolationError, ProviderExitedError, ProviderTimeoutError } from "./errors.js";
 
 /** The session header of the ocp-provider HTTP transport. */
-const SESSION_HEADER = "OCP-Session";
 
 /** Options of {@link connectHttp}. */
 export interface HttpConnectOptions extends ConnectOptions {

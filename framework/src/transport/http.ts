@@ -22,10 +22,9 @@ import type { Provider } from "../provider/provider.js";
 import { createSession, type Session } from "../provider/session.js";
 import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
 import type { Envelope } from "../wire/schemas.js";
-import { PROTOCOL_VERSION } from "../wire/version.js";
+import { PROTOCOL_VERSION, SESSION_HEADER } from "../wire/version.js";
 
-/** The session header: returned with `handshake_ack`, sent back by hosts that keep a session. */
-export const SESSION_HEADER = "OCP-Session";
+export { SESSION_HEADER };
 
 /** Options of {@link createHttpApp} and {@link serveHttp}. */
 export interface HttpOptions {

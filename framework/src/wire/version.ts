@@ -22,3 +22,9 @@ export function versionsCompatible(a: string, b: string): boolean {
   const family = majorFamily(a);
   return family !== undefined && family === majorFamily(b);
 }
+
+/**
+ * The HTTP binding's session header: the `handshake_ack` response carries it, and a
+ * host that sends it back keeps that session's state. Shared by server and client.
+ */
+export const SESSION_HEADER = "OCP-Session";
