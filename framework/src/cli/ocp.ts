@@ -22,6 +22,10 @@ Usage:
   ocp inspect http <url> [--token T] [--query TEXT] [--json] [--tokenizer T]
       Run the conformance suite against a provider; exit 0 iff it is conformant.
       "ocp inspect --help" says more.
+  ocp add plugin <ripgrep|symbols|facts> [--file src/provider.ts]
+  ocp generate plugin <name>
+      Codemods from create-ocp-provider (install it): wire a reference plugin into
+      defineProvider's plugins, or scaffold a new plugin with its test.
 
 <module> is a .js or .ts file whose default export is defineProvider({ ... }).
 `;
@@ -128,6 +132,27 @@ async function queryCommand(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * `ocp add …` / `ocp generate …` run create-ocp-provider's codemods. They live there
+ * (ts-morph, node-plop), so the core depends on none of it; it must be installed.
+ */
+async function forwardToCreate(command: string, rest: string[]): Promise<number> {
+  const name = "create-ocp-provider";
+  let create: { main(argv: string[]): Promise<number> };
+  try {
+    create = (await import(name)) as typeof create;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String(error).includes(`'${name}'`)) {
+      throw error;
+    }
+    throw new OcpError(
+      ERROR_CODES.MODULE_LOAD,
+      `'ocp ${command}' needs create-ocp-provider: npm install -D create-ocp-provider (or run npx create-ocp-provider ${command} …)`,
+    );
+  }
+  return await create.main([command, ...rest]);
+}
+
 /** Runs the `ocp` command line; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -139,6 +164,9 @@ export async function main(argv: string[]): Promise<number> {
       case "query":
         await queryCommand(rest);
         return 0;
+      case "add":
+      case "generate":
+        return await forwardToCreate(command, rest);
       case "inspect": {
         const { inspectMain } = await import("./inspect.js");
         return await inspectMain(rest, "ocp inspect");

@@ -106,6 +106,11 @@ export interface PluginDefinition {
   filters?: readonly string[];
   /** True if candidates carry relations (advertised as `capabilities.graph`). */
   graph?: boolean;
+  /**
+   * True if the plugin sends anything off this machine (a remote search API, a cloud
+   * embedding). A provider with such a plugin must declare `dataFlow.egress: true`.
+   */
+  egress?: boolean;
   /** One-time preparation, bounded by the provider's `setupTimeoutMs`; queries wait for it. */
   setup?(ctx: SetupContext): void | Promise<void>;
   /** The search itself. */

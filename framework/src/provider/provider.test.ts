@@ -94,12 +94,20 @@ describe("defineProvider", () => {
       [{ plugins: [{ name: "raw", kinds: ["doc"], search: () => [] } as never] }, ERROR_CODES.PROVIDER_CONFIG],
       [{ plugins: [plugin, staticPlugin("a", [])] }, ERROR_CODES.PLUGIN_DUPLICATE],
       [{ tokenizer: "p50k" as never }, ERROR_CODES.PROVIDER_CONFIG],
+      [{ plugins: [staticPlugin("remote", [], { egress: true })] }, ERROR_CODES.PROVIDER_CONFIG],
     ];
     for (const [override, code] of bad) {
       expect(() => defineProvider({ ...base, ...override }), JSON.stringify(override)).toThrow(
         expect.objectContaining({ code }),
       );
     }
+  });
+
+  it("accepts an egress plugin in a provider that declares egress", () => {
+    const { provider: p } = provider([staticPlugin("remote", [], { egress: true })], {
+      dataFlow: { reads: true, writes: false, egress: true },
+    });
+    expect(p.info.data_flow.egress).toBe(true);
   });
 
   it("advertises the union of its plugins' kinds, filters and graph support", () => {

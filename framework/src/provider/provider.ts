@@ -109,6 +109,11 @@ function checkOptions(options: ProviderOptions): void {
     }
     names.add(plugin.name);
   }
+  const leaky = options.plugins.find((plugin) => plugin.egress === true);
+  if (leaky !== undefined && !flow.egress) {
+    // Consent depends on this flag (C1–C3): a plugin's own egress must never be hidden behind it.
+    throw fail(`plugin '${leaky.name}' sends data off this machine: declare dataFlow: { ..., egress: true }`);
+  }
   if (options.tokenizer !== undefined && !TOKENIZERS.includes(options.tokenizer)) {
     throw fail(`tokenizer must be one of ${TOKENIZERS.join(", ")}`);
   }
