@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { parseCommandLine, parseListen } from "./cli.js";
+
+describe("the ocp-ripgrep command line", () => {
+  it("reads every option into the provider's options", () => {
+    const parsed = parseCommandLine([
+      "--root",
+      "/srv/repo",
+      "--http",
+      "0.0.0.0:8080",
+      "--token",
+      "t",
+      "--hidden",
+      "--max-filesize",
+      "2048",
+      "--context",
+      "5",
+      "--timeout",
+      "900",
+      "--rg",
+      "/usr/bin/rg",
+    ]);
+    expect(parsed).toMatchObject({
+      http: { host: "0.0.0.0", port: 8080 },
+      token: "t",
+      options: {
+        root: "/srv/repo",
+        hidden: true,
+        maxFileSizeBytes: 2048,
+        contextLines: 5,
+        timeoutMs: 900,
+        rgPath: "/usr/bin/rg",
+      },
+    });
+    expect(parseCommandLine([]).options.root).toBe(process.cwd());
+  });
+
+  it("refuses what it cannot use, with the reason", () => {
+    expect(() => parseCommandLine(["--context", "three"])).toThrow(/--context must be a whole number/);
+    expect(() => parseCommandLine(["--token", "t"])).toThrow(/--token needs --http/);
+    expect(() => parseCommandLine(["--nope"])).toThrow(/nope/);
+    expect(() => parseCommandLine(["positional"])).toThrow(/positional/);
+  });
+
+  it("parses [host:]port", () => {
+    expect(parseListen("8080")).toEqual({ host: "127.0.0.1", port: 8080 });
+    expect(parseListen("[::1]:0")).toEqual({ host: "::1", port: 0 });
+    expect(() => parseListen("localhost:99999")).toThrow(/\[host:\]port/);
+    expect(() => parseListen("http://x")).toThrow(/\[host:\]port/);
+  });
+});

@@ -1,0 +1,197 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type FileMatches, RgJsonCollector } from "./collect.js";
+import { RgJsonStream } from "./rg-stream.js";
+
+interface GenLine {
+  number: number;
+  data: string | Buffer;
+  match: boolean;
+}
+interface GenFile {
+  path: string | Buffer;
+  lines: GenLine[];
+  binary: boolean;
+}
+
+/** rg's own JSON shape for a path or a line: text when UTF-8, base64 bytes otherwise. */
+const data = (value: string | Buffer) =>
+  typeof value === "string" ? { text: value } : { bytes: value.toString("base64") };
+
+/** The messages rg writes for one file, in rg's field order. */
+function messages(file: GenFile): string[] {
+  const path = data(file.path);
+  return [
+    JSON.stringify({ type: "begin", data: { path } }),
+    ...file.lines.map((line) =>
+      JSON.stringify({
+        type: line.match ? "match" : "context",
+        data: {
+          path,
+          lines: data(line.data),
+          line_number: line.number,
+          absolute_offset: 0,
+          submatches: line.match ? [{ match: { text: "x" }, start: 0, end: 1 }] : [],
+        },
+      }),
+    ),
+    JSON.stringify({ type: "end", data: { path, binary_offset: file.binary ? 7 : null, stats: { matches: 1 } } }),
+  ];
+}
+
+function collect(lines: string[], maxLineBytes: number, maxMatches = 1e9): RgJsonCollector {
+  const collector = new RgJsonCollector({ maxLineBytes, maxMatches });
+  for (const line of lines) collector.push(Buffer.from(line));
+  return collector;
+}
+
+const plain = (files: readonly FileMatches[]) =>
+  files.map((file) => ({ ...file, pathBytes: file.pathBytes?.toString("hex"), lines: [...file.lines] }));
+
+const lineText = fc.oneof(
+  fc.string({ unit: "grapheme", maxLength: 40 }).map((text) => `${text}\n`),
+  fc.string({ unit: "grapheme-ascii", maxLength: 40 }).map((text) => `${text}\r\n`),
+  fc.string({ unit: fc.constantFrom('"', "\\", "\u0001", "\t", "\r", "é", "🚀", "a", "/"), maxLength: 30 }),
+  fc.uint8Array({ maxLength: 30 }).map((bytes) => Buffer.concat([Buffer.from([0xff]), Buffer.from(bytes)])),
+);
+const file = fc.record({
+  path: fc.oneof(
+    fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }).map((name) => `./${name}`),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 8 })
+      .map((bytes) => Buffer.concat([Buffer.from("./"), Buffer.from([0xfe]), Buffer.from(bytes)])),
+  ),
+  lines: fc
+    .uniqueArray(fc.integer({ min: 1, max: 500 }), { maxLength: 12 })
+    .chain((numbers) =>
+      fc.tuple(
+        ...numbers
+          .sort((a, b) => a - b)
+          .map((number) => fc.record({ number: fc.constant(number), data: lineText, match: fc.boolean() })),
+      ),
+    ),
+  binary: fc.boolean(),
+});
+
+describe("RgJsonCollector", () => {
+  it("reads every line exactly: text, bytes decoded with U+FFFD, long lines blocked, binary files dropped", () => {
+    fc.assert(
+      fc.property(fc.array(file, { maxLength: 5 }), fc.integer({ min: 1, max: 60 }), (files, maxLineBytes) => {
+        const collector = collect(files.flatMap(messages), maxLineBytes);
+        const expected = files
+          .filter((f) => !f.binary && f.lines.some((line) => line.match))
+          .map((f) => {
+            const bytes = typeof f.path === "string" ? undefined : f.path.subarray(2);
+            return {
+              path: typeof f.path === "string" ? f.path.replace(/^\.\//, "") : (bytes as Buffer).toString("utf8"),
+              pathBytes: bytes?.toString("hex"),
+              lines: f.lines.map((line) => {
+                const raw = typeof line.data === "string" ? Buffer.from(line.data) : line.data;
+                const text =
+                  raw.length > maxLineBytes
+                    ? undefined
+                    : typeof line.data === "string"
+                      ? line.data
+                      : raw.toString("utf8");
+                return [line.number, { text, lossy: typeof line.data !== "string", match: line.match }];
+              }),
+              matchLines: f.lines.filter((line) => line.match).map((line) => line.number),
+              lastLine: Math.max(...f.lines.map((line) => line.number)),
+            };
+          });
+        expect(plain(collector.files)).toEqual(expected);
+        expect(collector.matches).toBe(expected.reduce((sum, f) => sum + f.matchLines.length, 0));
+        expect(collector.binary).toBe(files.filter((f) => f.binary).length);
+      }),
+    );
+  });
+
+  it("gives the same answer when messages are written differently or interleaved (the fallback path)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(file, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 60 }),
+        (files, maxLineBytes) => {
+          const fast = collect(files.flatMap(messages), maxLineBytes);
+          // A space after the type and escaped slashes defeat the byte-level reading; interleaving defeats "current file".
+          const rewritten = files.map((f) =>
+            messages(f).map((line) => line.replace('",', '", ').replaceAll("/", "\\/")),
+          );
+          const interleaved: string[] = [];
+          for (let i = 0; rewritten.some((lines) => i < lines.length); i++) {
+            for (const lines of rewritten) if (i < lines.length) interleaved.push(lines[i] as string);
+          }
+          const slow = collect(interleaved, maxLineBytes);
+          const byPath = (list: readonly FileMatches[]) =>
+            plain(list).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+          if (new Set(files.map((f) => data(f.path).text ?? data(f.path).bytes)).size === files.length) {
+            expect(byPath(slow.files)).toEqual(byPath(fast.files));
+          }
+        },
+      ),
+    );
+  });
+
+  it("asks to stop once complete files hold maxMatches match lines, and never counts a half-read file", () => {
+    const files: GenFile[] = [1, 2, 3].map((i) => ({
+      path: `./f${i}.ts`,
+      lines: [
+        { number: 1, data: "a\n", match: true },
+        { number: 2, data: "b\n", match: true },
+      ],
+      binary: false,
+    }));
+    const collector = new RgJsonCollector({ maxLineBytes: 100, maxMatches: 3 });
+    const answers = files.flatMap(messages).map((line) => collector.push(Buffer.from(line)));
+    expect(answers.indexOf(false)).toBe(7); // the end of the second file
+    expect(collector.files.map((f) => f.path)).toEqual(["f1.ts", "f2.ts", "f3.ts"]);
+    const partial = new RgJsonCollector({ maxLineBytes: 100, maxMatches: 100 });
+    for (const line of messages(files[0] as GenFile).slice(0, -1)) partial.push(Buffer.from(line));
+    expect(partial.files).toEqual([]);
+  });
+
+  it("skips lines that are not JSON", () => {
+    const collector = collect(["not json", '{"type":"summary","data":{}}', "{"], 100);
+    expect(collector.malformed).toBe(2);
+    expect(collector.files).toEqual([]);
+  });
+
+  it("a stream split anywhere, long lines skipped as they arrive, gives what whole lines give", () => {
+    const longText = fc
+      .tuple(
+        fc.string({ unit: fc.constantFrom("a", '"', "\\", "é", "\u0001"), minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 50, max: 400 }),
+      )
+      .map(([unit, times]) => `${unit.repeat(times)}\n`);
+    const withLong = file.chain((f) =>
+      fc.array(fc.tuple(fc.nat(f.lines.length), longText), { maxLength: 3 }).map((longs) => {
+        const lines = f.lines.map((line) => ({ ...line }));
+        for (const [i, text] of longs) if (lines[i] !== undefined) (lines[i] as GenLine).data = text;
+        return { ...f, lines };
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(withLong, { maxLength: 4 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 16, max: 200 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (files, maxLineBytes, longLineCheck, cuts) => {
+          const lines = files.flatMap(messages);
+          const whole = collect(lines, maxLineBytes);
+          const streamed = new RgJsonCollector({ maxLineBytes, maxMatches: 1e9 });
+          const stream = new RgJsonStream(streamed, { longLineCheck });
+          const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(""));
+          const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+          let from = 0;
+          for (const point of [...points, bytes.length]) {
+            stream.write(bytes.subarray(from, point));
+            from = point;
+          }
+          expect(plain(streamed.files)).toEqual(plain(whole.files));
+          expect(streamed.malformed).toBe(0);
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,339 @@
+/**
+ * Reading `rg --json`: per file, the lines rg returned (matches and context) with
+ * their exact text, kept only once the file's `end` message has arrived — so a
+ * search stopped early never yields a half-read file.
+ *
+ * rg writes `{ "text": … }` for UTF-8 and `{ "bytes": <base64> }` otherwise, for
+ * paths and for lines alike. Non-UTF-8 lines are decoded with U+FFFD replacement
+ * (and flagged); non-UTF-8 paths keep their bytes so the file's URI is exact.
+ *
+ * This is the hot path of a search (tens of MB of JSON on a large tree, much of it
+ * minified lines that will never ship), so match and context messages are read
+ * from the bytes: only the line's own JSON string is decoded, and a line too long
+ * to ship is never decoded at all. Anything not shaped as expected falls back to
+ * `JSON.parse` of the whole message.
+ */
+
+/** One line rg returned. */
+export interface LineRecord {
+  /** The exact line with its terminator; undefined when it is longer than the line limit. */
+  readonly text: string | undefined;
+  /** True when the line was not valid UTF-8 and `text` holds U+FFFD replacements. */
+  readonly lossy: boolean;
+  /** True for a match line, false for a context line. */
+  readonly match: boolean;
+}
+
+/** What rg found in one file. */
+export interface FileMatches {
+  /** Root-relative path with `/` separators (U+FFFD for bytes that are not UTF-8). */
+  readonly path: string;
+  /** The path's raw bytes when it is not valid UTF-8 (so it can be encoded exactly in a URI). */
+  readonly pathBytes: Buffer | undefined;
+  /** Every line rg returned, by line number. */
+  readonly lines: ReadonlyMap<number, LineRecord>;
+  /** Match lines, ascending. */
+  readonly matchLines: readonly number[];
+  /** The highest line number rg returned (rg returns context up to the end of the file). */
+  readonly lastLine: number;
+}
+
+/** Options of {@link RgJsonCollector}. */
+export interface CollectorOptions {
+  /** Lines longer than this many UTF-8 bytes are kept as blocked, without their text. */
+  maxLineBytes: number;
+  /** Stop (ask rg to stop) once complete files hold this many match lines. */
+  maxMatches: number;
+}
+
+interface Data {
+  text?: string;
+  bytes?: string;
+}
+
+interface Pending {
+  /** The raw JSON of the path object, as rg wrote it: the key of every message about this file. */
+  key: Buffer;
+  path: string;
+  pathBytes: Buffer | undefined;
+  lines: Map<number, LineRecord>;
+  matchLines: number[];
+  lastLine: number;
+}
+
+const BEGIN = Buffer.from('{"type":"begin","data":{"path":');
+const MATCH = Buffer.from('{"type":"match","data":{"path":');
+const CONTEXT = Buffer.from('{"type":"context","data":{"path":');
+// A JSON string escapes every `"` inside it, so these never occur inside one: each marks structure.
+const LINES_TEXT = Buffer.from(',"lines":{"text":');
+const LINES_BYTES = Buffer.from(',"lines":{"bytes":');
+/** Ends a match or context line's text and starts its line number. */
+export const LINE_NUMBER = Buffer.from('},"line_number":');
+
+/** True if `line` holds `prefix` at `at`. A plain loop: for these short prefixes, cheaper than a native call. */
+function startsWith(line: Buffer, prefix: Buffer, at = 0): boolean {
+  if (line.length < at + prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (line[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+function decodePath(data: Data | undefined): { text: string; bytes?: Buffer } {
+  if (typeof data?.text === "string") return { text: data.text };
+  const bytes = Buffer.from(data?.bytes ?? "", "base64");
+  return { text: bytes.toString("utf8"), bytes };
+}
+
+/**
+ * The text of the JSON string at `[start, end)` (quotes included) when its only escape
+ * is the line terminator at its end (`\n` or `\r\n`) — most lines of code — without
+ * `JSON.parse`; undefined otherwise.
+ */
+function plainLine(line: Buffer, start: number, end: number): string | undefined {
+  const slash = line.indexOf(0x5c, start + 1);
+  if (slash === end - 3 && line[slash + 1] === 0x6e) return `${line.toString("utf8", start + 1, slash)}\n`;
+  if (slash === end - 5 && line[slash + 1] === 0x72 && line[slash + 2] === 0x5c && line[slash + 3] === 0x6e) {
+    return `${line.toString("utf8", start + 1, slash)}\r\n`;
+  }
+  return undefined;
+}
+
+/** The decimal number written at `at`, or 0 if there is none. */
+function readNumber(line: Buffer, at: number): number {
+  let number = 0;
+  for (let i = at; i < line.length; i++) {
+    const digit = (line[i] as number) - 0x30;
+    if (digit < 0 || digit > 9) break;
+    number = number * 10 + digit;
+  }
+  return number;
+}
+
+function stripDotSlash(bytes: Buffer): Buffer {
+  return bytes[0] === 0x2e && bytes[1] === 0x2f ? bytes.subarray(2) : bytes;
+}
+
+/** Collects rg's JSON messages into {@link FileMatches}, one complete file at a time. */
+export class RgJsonCollector {
+  /** Complete files, in the order rg finished them. */
+  readonly files: FileMatches[] = [];
+  /** Match lines in {@link files}. */
+  matches = 0;
+  /** Lines that were not JSON or not rg messages (never expected; counted for diagnostics). */
+  malformed = 0;
+  /** Files dropped because rg found them binary after reporting matches. */
+  binary = 0;
+  readonly #pending = new Map<string, Pending>();
+  /** The file of the last `begin`: rg writes each file's messages together, so nearly always this one. */
+  #current: Pending | undefined;
+  readonly #options: CollectorOptions;
+
+  constructor(options: CollectorOptions) {
+    this.#options = options;
+  }
+
+  /** True once the match cap is reached. */
+  get full(): boolean {
+    return this.matches >= this.#options.maxMatches;
+  }
+
+  /** Takes one line of rg's output (without its newline); returns false once the cap is reached. */
+  push(line: Buffer): boolean {
+    const valueStart = this.#locate(line);
+    if (valueStart === -1) this.#message(line);
+    else this.#fastLine(line, valueStart);
+    return !this.full;
+  }
+
+  /**
+   * For a line still arriving: true if what has arrived (`head`) already proves it a
+   * match or context line too long to ship, so the rest need not be kept — only its
+   * line number, given to {@link pushLong}.
+   */
+  acceptsLong(head: Buffer): boolean {
+    const valueStart = this.#locate(head);
+    return (
+      valueStart !== -1 &&
+      head.indexOf(LINE_NUMBER, valueStart) === -1 &&
+      head.length - valueStart - 1 > 6 * this.#options.maxLineBytes
+    );
+  }
+
+  /** Records a line {@link acceptsLong} accepted: blocked, at `number`. Returns false once the cap is reached. */
+  pushLong(head: Buffer, number: number): boolean {
+    if (this.#locate(head) === -1 || number < 1) this.malformed++;
+    else this.#record(this.#at.file as Pending, number, { text: undefined, lossy: false, match: this.#at.match });
+    return !this.full;
+  }
+
+  /** What {@link #locate} found last; reused rather than allocated, since it runs for every line. */
+  readonly #at: { file: Pending | undefined; match: boolean; bytes: boolean } = {
+    file: undefined,
+    match: false,
+    bytes: false,
+  };
+
+  /**
+   * For a match or context message, where its line's JSON value starts (its file and
+   * kind left in {@link #at}); -1 for any other message or an unexpected shape.
+   */
+  #locate(line: Buffer): number {
+    // Byte 9 tells the message types apart: {"type":"match"… / {"type":"context"….
+    const kind = line[9];
+    const match = kind === 0x6d && startsWith(line, MATCH);
+    if (!match && !(kind === 0x63 && startsWith(line, CONTEXT))) return -1;
+    const at = match ? MATCH.length : CONTEXT.length;
+    const current = this.#current;
+    let file: Pending | undefined;
+    let after: number;
+    if (current !== undefined && startsWith(line, current.key, at)) {
+      file = current;
+      after = at + current.key.length;
+    } else {
+      after = line.indexOf(LINES_TEXT, at);
+      if (after === -1) after = line.indexOf(LINES_BYTES, at);
+      if (after === -1) return -1;
+      file = this.#pending.get(line.toString("latin1", at, after));
+    }
+    if (file === undefined) return -1;
+    this.#at.file = file;
+    this.#at.match = match;
+    if (startsWith(line, LINES_TEXT, after)) {
+      this.#at.bytes = false;
+      return after + LINES_TEXT.length;
+    }
+    if (startsWith(line, LINES_BYTES, after)) {
+      this.#at.bytes = true;
+      return after + LINES_BYTES.length;
+    }
+    return -1;
+  }
+
+  /** A match or context message, read from its bytes. */
+  #fastLine(line: Buffer, valueStart: number): void {
+    const { file, match, bytes } = this.#at;
+    const valueEnd = line.indexOf(LINE_NUMBER, valueStart);
+    const number = valueEnd === -1 ? 0 : readNumber(line, valueEnd + LINE_NUMBER.length);
+    if (number === 0 || file === undefined) {
+      this.#message(line);
+      return;
+    }
+    const { maxLineBytes } = this.#options;
+    // The JSON of a text is at least as long as its UTF-8 (non-ASCII is written raw) and
+    // at most six times as long (\u00XX escapes): often the length alone decides.
+    const jsonLength = valueEnd - valueStart - 2;
+    let record: LineRecord;
+    if (bytes) {
+      const decoded = Buffer.from(line.toString("latin1", valueStart + 1, valueEnd - 1), "base64");
+      record = { text: decoded.length > maxLineBytes ? undefined : decoded.toString("utf8"), lossy: true, match };
+    } else if (jsonLength > 6 * maxLineBytes) {
+      record = { text: undefined, lossy: false, match };
+    } else {
+      const text =
+        plainLine(line, valueStart, valueEnd) ?? (JSON.parse(line.toString("utf8", valueStart, valueEnd)) as string);
+      const long = jsonLength > maxLineBytes && Buffer.byteLength(text) > maxLineBytes;
+      record = { text: long ? undefined : text, lossy: false, match };
+    }
+    this.#record(file, number, record);
+  }
+
+  #record(file: Pending, number: number, record: LineRecord): void {
+    file.lines.set(number, record);
+    if (record.match) file.matchLines.push(number);
+    if (number > file.lastLine) file.lastLine = number;
+  }
+
+  /** Any other message (begin, end, summary), or a match/context message the fast path did not recognise. */
+  #message(line: Buffer): void {
+    let message: { type?: string; data?: Record<string, unknown> };
+    try {
+      message = JSON.parse(line.toString("utf8"));
+    } catch {
+      this.malformed++;
+      return;
+    }
+    const data = message.data;
+    if (typeof data !== "object" || data === null || typeof data.path !== "object") return;
+    const key = JSON.stringify(data.path);
+    switch (message.type) {
+      case "begin":
+        this.#begin(line, key, data.path as Data);
+        break;
+      case "match":
+      case "context":
+        this.#slowLine(key, data, message.type === "match");
+        break;
+      case "end":
+        this.#end(key, data);
+        break;
+    }
+  }
+
+  #begin(line: Buffer, key: string, raw: Data): void {
+    const { text, bytes } = decodePath(raw);
+    const relative = text.replace(/^\.[\\/]/, "");
+    // On Windows rg writes `\`; elsewhere a backslash is an ordinary character of a file name.
+    const path = process.platform === "win32" ? relative.replaceAll("\\", "/") : relative;
+    // The path JSON exactly as rg wrote it (`{"type":"begin","data":{"path":<this>}}`): later messages repeat it.
+    const rawKey =
+      startsWith(line, BEGIN) && line.length >= BEGIN.length + 2
+        ? line.subarray(BEGIN.length, line.length - 2)
+        : undefined;
+    const pending: Pending = {
+      key: rawKey !== undefined ? Buffer.from(rawKey) : Buffer.from(key),
+      path,
+      pathBytes: bytes !== undefined ? stripDotSlash(bytes) : undefined,
+      lines: new Map(),
+      matchLines: [],
+      lastLine: 0,
+    };
+    this.#pending.set(pending.key.toString("latin1"), pending);
+    this.#current = pending;
+  }
+
+  #slowLine(key: string, data: Record<string, unknown>, match: boolean): void {
+    const file = this.#findPending(key);
+    const number = data.line_number;
+    if (file === undefined || typeof number !== "number") return;
+    const raw = data.lines as Data | undefined;
+    const { maxLineBytes } = this.#options;
+    let record: LineRecord;
+    if (typeof raw?.text === "string") {
+      record = { text: Buffer.byteLength(raw.text) > maxLineBytes ? undefined : raw.text, lossy: false, match };
+    } else {
+      const bytes = Buffer.from(raw?.bytes ?? "", "base64");
+      record = { text: bytes.length > maxLineBytes ? undefined : bytes.toString("utf8"), lossy: true, match };
+    }
+    this.#record(file, number, record);
+  }
+
+  /** A pending file by the re-serialised JSON of its path (which may differ from rg's bytes in escaping). */
+  #findPending(key: string): Pending | undefined {
+    const exact = this.#pending.get(Buffer.from(key).toString("latin1"));
+    if (exact !== undefined) return exact;
+    for (const file of this.#pending.values()) {
+      if (JSON.stringify(JSON.parse(file.key.toString("utf8"))) === key) return file;
+    }
+    return undefined;
+  }
+
+  #end(key: string, data: Record<string, unknown>): void {
+    const file = this.#findPending(key);
+    if (file === undefined) return;
+    this.#pending.delete(file.key.toString("latin1"));
+    if (this.#current === file) this.#current = undefined;
+    // rg reports matches it printed before noticing a NUL byte: such a file is binary after all.
+    if (data.binary_offset !== null && data.binary_offset !== undefined) {
+      this.binary++;
+      return;
+    }
+    if (file.matchLines.length === 0) return;
+    this.files.push({
+      path: file.path,
+      pathBytes: file.pathBytes,
+      lines: file.lines,
+      matchLines: file.matchLines,
+      lastLine: file.lastLine,
+    });
+    this.matches += file.matchLines.length;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The options of the ripgrep plugin, their defaults, and the checks that make a bad
+ * option fail when the plugin is defined rather than at its first query.
+ */
+import { realpathSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { ERROR_CODES, OcpError } from "ocp-provider";
+
+/** The configuration of {@link ripgrep}: one object, every field but `root` optional. */
+export interface RipgrepOptions {
+  /** The directory searched. Nothing outside it is read or returned. */
+  root: string;
+  /** The plugin's name (frame ids start with it). Default `ripgrep`. */
+  name?: string;
+  /** Search hidden files and directories too (never `.git`). Default false. */
+  hidden?: boolean;
+  /** Skip files larger than this. Default 1 MiB. */
+  maxFileSizeBytes?: number;
+  /** Lines of context on each side of a match. Default 3. */
+  contextLines?: number;
+  /** The most lines one snippet holds; merged windows stop growing there. Default 40. */
+  maxSnippetLines?: number;
+  /** The most snippets taken from one file. Default 3. */
+  perFileMaxSnippets?: number;
+  /** Stop the search once this many matching lines are in hand. Default 5000. */
+  maxMatches?: number;
+  /** Stop reading one file after this many matching lines. Default 100. */
+  maxMatchesPerFile?: number;
+  /** Lines longer than this (minified code, data) never ship; a snippet stops before one. Default 1000 bytes. */
+  maxLineBytes?: number;
+  /** Bound on one search; on expiry the files read so far are ranked and returned. Default 5000 ms. */
+  timeoutMs?: number;
+  /** The rg binary; default the one in `@vscode/ripgrep`, else `rg` on PATH. */
+  rgPath?: string;
+}
+
+/** Every option settled, and the root resolved. */
+export interface ResolvedOptions extends Required<Omit<RipgrepOptions, "rgPath">> {
+  /** The root with symlinks resolved: rg's working directory and the base of every URI. */
+  readonly root: string;
+  /** The root as configured (absolute), so an absolute anchor under either spelling is recognised. */
+  readonly configuredRoot: string;
+  readonly rgPath: string | undefined;
+}
+
+/** The defaults of {@link RipgrepOptions}. */
+export const DEFAULTS = {
+  name: "ripgrep",
+  hidden: false,
+  maxFileSizeBytes: 1024 * 1024,
+  contextLines: 3,
+  maxSnippetLines: 40,
+  perFileMaxSnippets: 3,
+  maxMatches: 5000,
+  maxMatchesPerFile: 100,
+  maxLineBytes: 1000,
+  timeoutMs: 5000,
+} as const;
+
+/** Resolves `root` to a real directory; throws an {@link OcpError} (`label: problem`) if it is not one. */
+export function resolveRoot(root: unknown, label: string): { root: string; configuredRoot: string } {
+  if (typeof root !== "string" || root.trim() === "") {
+    throw new OcpError(ERROR_CODES.PLUGIN_INVALID, `${label}: root must name a directory`);
+  }
+  const configuredRoot = resolve(root);
+  let real: string;
+  try {
+    real = realpathSync(configuredRoot);
+  } catch {
+    throw new OcpError(ERROR_CODES.PLUGIN_INVALID, `${label}: root '${configuredRoot}' does not exist`);
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new OcpError(ERROR_CODES.PLUGIN_INVALID, `${label}: root '${configuredRoot}' is not a directory`);
+  }
+  return { root: real, configuredRoot };
+}
+
+/** Fills defaults and checks every option; throws `OCP_ERR_PLUGIN_INVALID` on the first bad one. */
+export function resolveOptions(options: RipgrepOptions): ResolvedOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new OcpError(ERROR_CODES.PLUGIN_INVALID, "plugin 'ripgrep': expected an options object with a root");
+  }
+  const name = options.name ?? DEFAULTS.name;
+  const fail = (message: string) => new OcpError(ERROR_CODES.PLUGIN_INVALID, `plugin '${name}': ${message}`);
+  const count = (key: keyof typeof DEFAULTS, min: number): number => {
+    const value = options[key as keyof RipgrepOptions] ?? DEFAULTS[key];
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+      throw fail(`${key} must be a whole number ≥ ${min}, not ${JSON.stringify(value)}`);
+    }
+    return value;
+  };
+  const hidden = options.hidden ?? DEFAULTS.hidden;
+  if (typeof hidden !== "boolean") throw fail("hidden must be true or false");
+  if (options.rgPath !== undefined && (typeof options.rgPath !== "string" || options.rgPath === "")) {
+    throw fail("rgPath must be a path to the rg binary");
+  }
+  const resolved = {
+    name,
+    hidden,
+    maxFileSizeBytes: count("maxFileSizeBytes", 1),
+    contextLines: count("contextLines", 0),
+    maxSnippetLines: count("maxSnippetLines", 1),
+    perFileMaxSnippets: count("perFileMaxSnippets", 1),
+    maxMatches: count("maxMatches", 1),
+    maxMatchesPerFile: count("maxMatchesPerFile", 1),
+    maxLineBytes: count("maxLineBytes", 1),
+    timeoutMs: count("timeoutMs", 1),
+    rgPath: options.rgPath,
+  };
+  return { ...resolved, ...resolveRoot(options.root, `plugin '${name}'`) };
+}

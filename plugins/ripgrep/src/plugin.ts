@@ -1,0 +1,116 @@
+/**
+ * The ripgrep plugin: the code snippets most relevant to a goal, found with real
+ * ripgrep, ranked, and cited by file and line range.
+ */
+import { createRequire } from "node:module";
+import { type ContextQuery, definePlugin, type Plugin, type SearchContext, type SearchOutput } from "ocp-provider";
+import { parseAnchors } from "./anchors.js";
+import { RgJsonCollector } from "./collect.js";
+import { type ResolvedOptions, type RipgrepOptions, resolveOptions } from "./options.js";
+import { searchArgs } from "./rg-args.js";
+import { findRipgrep } from "./rg-binary.js";
+import { runRipgrep } from "./rg-run.js";
+import { RgJsonStream } from "./rg-stream.js";
+import { buildSnippets } from "./snippets.js";
+import { queryTerms } from "./terms.js";
+
+/** This package's version. */
+export const PACKAGE_VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
+  .version;
+
+/** Time kept back from the framework's deadline for ranking and packing after rg stops. */
+const RANKING_RESERVE_MS = 250;
+
+/** The text a query is searched by: `query_text` when it has any, else `goal`. */
+export function searchText(query: Pick<ContextQuery, "goal" | "query_text">): string {
+  return query.query_text !== undefined && query.query_text.trim() !== "" ? query.query_text : query.goal;
+}
+
+/** The rg command line the plugin runs for a query text: for benchmarks and debugging. */
+export function describeSearch(options: RipgrepOptions, text: string): { cwd: string; args: string[] } {
+  const resolved = resolveOptions(options);
+  return { cwd: resolved.root, args: searchArgs(queryTerms(text), resolved) };
+}
+
+async function search(
+  options: ResolvedOptions,
+  rgPath: string,
+  query: ContextQuery,
+  ctx: SearchContext,
+): Promise<SearchOutput> {
+  const terms = queryTerms(searchText(query));
+  if (terms.length === 0) {
+    ctx.log.debug("nothing to search for: the query holds only stop-words");
+    return [];
+  }
+  const collector = new RgJsonCollector({ maxLineBytes: options.maxLineBytes, maxMatches: options.maxMatches });
+  const stream = new RgJsonStream(collector);
+  const started = performance.now();
+  const timeoutMs = Math.max(1, Math.min(options.timeoutMs, ctx.deadline - Date.now() - RANKING_RESERVE_MS));
+  const run = await runRipgrep({
+    rgPath,
+    args: searchArgs(terms, options),
+    cwd: options.root,
+    signal: ctx.signal,
+    timeoutMs,
+    onStdout: (chunk) => stream.write(chunk),
+  });
+  const elapsed = Math.round(performance.now() - started);
+  if (run.exitCode === 2) {
+    // rg exits 2 for any error, also an unreadable file among thousands it did search.
+    if (collector.files.length === 0 && run.stderr !== "") throw new Error(`ripgrep failed: ${run.stderr}`);
+    if (run.stderr !== "") ctx.log.debug(`ripgrep reported: ${run.stderr.split("\n")[0]}`);
+  }
+  if (run.ended === "timeout") {
+    ctx.log.warn(`search stopped after ${elapsed} ms (timeout); ranking the ${collector.files.length} files read`);
+  } else if (run.ended === "stopped") {
+    ctx.log.debug(`search stopped at ${collector.matches} matching lines (maxMatches)`);
+  }
+  if (collector.malformed > 0) ctx.log.warn(`${collector.malformed} line(s) of rg output were not understood`);
+  if (collector.binary > 0) ctx.log.debug(`${collector.binary} file(s) skipped as binary after rg reported matches`);
+  const anchors = parseAnchors(query.anchors, [options.configuredRoot, options.root]);
+  if (anchors.outside > 0) ctx.log.debug(`${anchors.outside} anchor(s) outside the root ignored`);
+  const { candidates, omitted } = buildSnippets(collector.files, terms, anchors, {
+    root: options.root,
+    contextLines: options.contextLines,
+    maxSnippetLines: options.maxSnippetLines,
+    perFileMaxSnippets: options.perFileMaxSnippets,
+    // Beyond a few times max_frames nothing more would ship; their count still reaches the host as omitted.
+    maxCandidates: Math.min(1000, Math.max(20, query.max_frames * 4)),
+  });
+  ctx.log.debug(
+    `${terms.length} terms, ${collector.matches} matching lines in ${collector.files.length} files, ` +
+      `${candidates.length} snippets, ${elapsed} ms in rg`,
+  );
+  // A search cut short left matches unseen: at least one more, so the result says truncated.
+  return { candidates, omitted: omitted + (run.ended === "exit" ? 0 : 1) };
+}
+
+/**
+ * The ripgrep plugin: snippets of kind `snippet` for a query's `query_text` (else
+ * its `goal`), from files under `root` only. Options are checked now; the rg binary
+ * is found in `setup()`, after the handshake.
+ */
+export function ripgrep(options: RipgrepOptions): Plugin {
+  const resolved = resolveOptions(options);
+  let rgPath: Promise<string> | undefined;
+  const binary = () => {
+    rgPath ??= findRipgrep({ rgPath: resolved.rgPath }).then((found) => found.path);
+    return rgPath;
+  };
+  return definePlugin({
+    name: resolved.name,
+    version: PACKAGE_VERSION,
+    kinds: ["snippet"],
+    core: "^0.1",
+    scores: "unit",
+    // The plugin stops rg itself at timeoutMs and ranks what it has; the framework's bound is the backstop.
+    timeoutMs: resolved.timeoutMs + 2 * RANKING_RESERVE_MS + 1000,
+    async setup() {
+      await binary();
+    },
+    async search(query, ctx) {
+      return search(resolved, await binary(), query, ctx);
+    },
+  });
+}

@@ -1,0 +1,244 @@
+/**
+ * From what rg found to ranked snippet candidates: windows per file, features per
+ * window, a per-file cap, and the best-first order the packer will use.
+ */
+import { join, posix } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type Candidate, formatRange } from "ocp-provider";
+import { type Anchors, proximity, symbolRegExp } from "./anchors.js";
+import type { FileMatches } from "./collect.js";
+import { MATCH_QUALITY, occurrenceQuality, relevance, type SnippetFeatures } from "./rank.js";
+import { type Term, termRegExp } from "./terms.js";
+import { mergeWindows, type SnippetWindow } from "./windows.js";
+
+/** Options of {@link buildSnippets}. */
+export interface SnippetOptions {
+  /** The resolved root (rg's working directory). */
+  root: string;
+  /** Context lines on each side of a match. */
+  contextLines: number;
+  /** Most lines in one snippet. */
+  maxSnippetLines: number;
+  /** Most snippets from one file. */
+  perFileMaxSnippets: number;
+  /** Most candidates returned; the rest count as omitted. */
+  maxCandidates: number;
+}
+
+/** Candidates best first, and how many snippets were found but not returned. */
+export interface SnippetResult {
+  readonly candidates: Candidate[];
+  readonly omitted: number;
+}
+
+/** A scored window, before its candidate is built. */
+interface Ranked {
+  /** The frame id the framework will give it, without the plugin prefix; built only when a tie needs it. */
+  id?: string;
+  readonly relevance: number;
+  readonly file: FileMatches;
+  readonly window: SnippetWindow;
+  readonly source: { readonly file: FileMatches; uri?: string };
+  readonly bestLine: number;
+}
+
+/** The file's URI, built once per file and only when needed (ties and returned candidates). */
+function uriOf(entry: Ranked, root: string): string {
+  entry.source.uri ??= fileUri(root, entry.file.path, entry.file.pathBytes);
+  return entry.source.uri;
+}
+
+const TITLE_TEXT = 80;
+
+/** The last root's URI: a provider has one root, so one entry is the whole cache. */
+let lastRoot = { path: "", uri: "" };
+
+/** The printable ASCII that `pathToFileURL` (Node 20) writes as is; anything else takes the slow path. */
+const URI_AS_IS = /^[!$&'()*+,\-./0-9:;=@A-Z_a-z]*$/;
+
+/**
+ * The `file:` URI of a root-relative path: what `pathToFileURL` gives, built by
+ * concatenation when the path needs no escaping (nearly always; `pathToFileURL`
+ * costs microseconds per call). Raw bytes (a non-UTF-8 name) are percent-encoded one by one.
+ */
+export function fileUri(root: string, path: string, pathBytes: Buffer | undefined): string {
+  if (root !== lastRoot.path) lastRoot = { path: root, uri: pathToFileURL(root).href.replace(/\/$/, "") };
+  const rootUri = lastRoot.uri;
+  if (pathBytes === undefined)
+    return URI_AS_IS.test(path) ? `${rootUri}/${path}` : pathToFileURL(join(root, path)).href;
+  let encoded = "";
+  for (const byte of pathBytes) {
+    const char = String.fromCharCode(byte);
+    encoded += /[A-Za-z0-9\-._~/]/.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return `${rootUri}/${encoded}`;
+}
+
+/**
+ * One line of a snippet made fit for a title: control characters, bidirectional
+ * overrides (which could make a title read differently from the code) and runs of
+ * space become one space; long lines are shortened. The content keeps every byte.
+ */
+function titleText(line: string): string {
+  const points = [...line.replace(/[\p{Cc}\s\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu, " ").trim()];
+  return points.length > TITLE_TEXT ? `${points.slice(0, TITLE_TEXT - 1).join("")}…` : points.join("");
+}
+
+/** "src/config.ts L42: export function parseConfig(…": the file and its best-matching line. */
+function title(path: string, line: number, text: string): string {
+  const shown = titleText(text);
+  return shown === "" ? `${path} L${line}` : `${path} L${line}: ${shown}`;
+}
+
+/** The weighted share of terms in a path: in the file name 1, in a directory 0.5. */
+function pathScore(path: string, terms: readonly Term[], matchers: readonly RegExp[]): number {
+  const total = terms.reduce((sum, term) => sum + term.weight, 0);
+  const name = posix.basename(path);
+  const dir = posix.dirname(path);
+  let score = 0;
+  terms.forEach((term, i) => {
+    const matcher = matchers[i] as RegExp;
+    matcher.lastIndex = 0;
+    if (matcher.test(name)) score += term.weight;
+    else {
+      matcher.lastIndex = 0;
+      if (dir !== "." && matcher.test(dir)) score += term.weight / 2;
+    }
+    matcher.lastIndex = 0;
+  });
+  return total > 0 ? score / total : 0;
+}
+
+/** Scores one window: its features, its best line (for the title) and the relevance they give. */
+function scoreWindow(
+  window: SnippetWindow,
+  file: FileMatches,
+  terms: readonly Term[],
+  matchers: readonly RegExp[],
+  context: { path: number; proximity: number; symbols: RegExp | undefined },
+): { features: SnippetFeatures; bestLine: number } {
+  const best = new Array<number>(terms.length).fill(0);
+  let bestLine = window.matches[0] as number;
+  let bestLineScore = -1;
+  for (const number of window.matches) {
+    const text = file.lines.get(number)?.text ?? "";
+    let lineScore = 0;
+    terms.forEach((term, i) => {
+      const matcher = matchers[i] as RegExp;
+      matcher.lastIndex = 0;
+      let quality = 0;
+      for (let found = matcher.exec(text); found !== null; found = matcher.exec(text)) {
+        quality = Math.max(quality, occurrenceQuality(text, found.index, found.index + found[0].length));
+        if (quality === MATCH_QUALITY.wholeWord) break;
+        if (found[0].length === 0) matcher.lastIndex++;
+      }
+      matcher.lastIndex = 0;
+      if (quality > (best[i] as number)) best[i] = quality;
+      lineScore += term.weight * quality;
+    });
+    if (lineScore > bestLineScore) {
+      bestLineScore = lineScore;
+      bestLine = number;
+    }
+  }
+  const total = terms.reduce((sum, term) => sum + term.weight, 0);
+  let found = 0;
+  let weighted = 0;
+  terms.forEach((term, i) => {
+    if ((best[i] as number) > 0) {
+      found += term.weight;
+      weighted += term.weight * (best[i] as number);
+    }
+  });
+  // rg matched these lines, so something is there even if the JS reading of a pattern differs in a corner case.
+  const coverage = found > 0 ? found / total : Math.min(...terms.map((term) => term.weight)) / total;
+  const quality = found > 0 ? weighted / found : MATCH_QUALITY.substring;
+  let mention = 0;
+  if (context.symbols !== undefined) {
+    for (let line = window.start; line <= window.end && mention === 0; line++) {
+      if (context.symbols.test(file.lines.get(line)?.text ?? "")) mention = 1;
+    }
+  }
+  const density = window.matches.length / (window.end - window.start + 1);
+  return {
+    features: { coverage, quality, density, path: context.path, proximity: context.proximity, mention },
+    bestLine,
+  };
+}
+
+/** Best first by relevance, then by id — the packer's own order, so capping here never disagrees with it. */
+function byRank(root: string): (a: Ranked, b: Ranked) => number {
+  return (a, b) => {
+    if (a.relevance !== b.relevance) return b.relevance - a.relevance;
+    a.id ??= `${uriOf(a, root)}#${formatRange(a.window)}`;
+    b.id ??= `${uriOf(b, root)}#${formatRange(b.window)}`;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
+}
+
+/** The candidate of a ranked window: its exact lines, title and provenance (built only for what is returned). */
+function materialize(entry: Ranked, root: string): Candidate {
+  const { file, window, bestLine } = entry;
+  const uri = uriOf(entry, root);
+  let content = "";
+  let lossy = false;
+  for (let line = window.start; line <= window.end; line++) {
+    const record = file.lines.get(line);
+    content += record?.text ?? "";
+    lossy ||= record?.lossy === true;
+  }
+  const provenance: Candidate["provenance"] = [{ type: "file", method: "ripgrep" }];
+  // The digest covers the shipped text: for a file that is not UTF-8, its bytes decoded with U+FFFD.
+  if (lossy) provenance.push({ type: "derivation", method: "utf-8-decode-with-replacement" });
+  return {
+    content,
+    relevance: entry.relevance,
+    kind: "snippet",
+    uri,
+    path: file.path,
+    range: { start: window.start, end: window.end },
+    title: title(file.path, bestLine, file.lines.get(bestLine)?.text ?? ""),
+    provenance,
+  };
+}
+
+/** Turns rg's findings into ranked candidates (see the module comment). */
+export function buildSnippets(
+  files: readonly FileMatches[],
+  terms: readonly Term[],
+  anchors: Anchors,
+  options: SnippetOptions,
+): SnippetResult {
+  if (terms.length === 0) return { candidates: [], omitted: 0 };
+  const matchers = terms.map(termRegExp);
+  const symbols = symbolRegExp(anchors);
+  const rank = byRank(options.root);
+  const ranked: Ranked[] = [];
+  let omitted = 0;
+  for (const file of files) {
+    const windows = mergeWindows(file.matchLines, {
+      context: options.contextLines,
+      maxLines: options.maxSnippetLines,
+      lastLine: file.lastLine,
+      isBlocked: (line) => file.lines.get(line)?.text === undefined,
+    });
+    const source = { file };
+    const context = {
+      path: pathScore(file.path, terms, matchers),
+      proximity: proximity(file.path, anchors),
+      symbols,
+    };
+    const own: Ranked[] = [];
+    for (const window of windows) {
+      const { features, bestLine } = scoreWindow(window, file, terms, matchers, context);
+      own.push({ relevance: relevance(features), file, window, source, bestLine });
+    }
+    own.sort(rank);
+    omitted += Math.max(0, own.length - options.perFileMaxSnippets);
+    for (const entry of own.slice(0, options.perFileMaxSnippets)) ranked.push(entry);
+  }
+  ranked.sort(rank);
+  omitted += Math.max(0, ranked.length - options.maxCandidates);
+  const candidates = ranked.slice(0, options.maxCandidates).map((entry) => materialize(entry, options.root));
+  return { candidates, omitted };
+}
