@@ -32,6 +32,7 @@ export {
 } from "./provider/provider.js";
 export { createSession, type Session, type SessionState } from "./provider/session.js";
 export { createTokenCounter, type TokenCounter, type TokenizerName } from "./tokens/counter.js";
+export { parseListenAddress } from "./transport/listen.js";
 export type {
   Capabilities,
   ContextFrame,

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
+import { parseListenAddress } from "../transport/listen.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { loadProvider } from "./load-provider.js";
 import { renderFrames } from "./render.js";
@@ -53,14 +54,6 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return parsed;
 }
 
-/** Parses `[host:]port` (`8080`, `0.0.0.0:8080`, `[::1]:8080`). */
-export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(value);
-  if (match === null) throw usageError(`--http expects [host:]port, not '${value}'`);
-  const host = (match[1] ?? "127.0.0.1").replace(/^\[|\]$/g, "");
-  return { host, port: Number(match[2]) };
-}
-
 async function serveCommand(args: string[]): Promise<void> {
   const { values, positionals } = parsed(() =>
     parseArgs({
@@ -78,7 +71,8 @@ async function serveCommand(args: string[]): Promise<void> {
     await runStdio(await loadProvider(module));
     return;
   }
-  const listen = parseListen(values.http);
+  const listen = parseListenAddress(values.http);
+  if (listen === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
   const { runHttp } = await import("../transport/http.js");
   const provider = await loadProvider(module);
   const token = values.token ?? process.env.OCP_HTTP_TOKEN;

@@ -146,3 +146,16 @@ describe("HTTP transport", () => {
     expect(envelope(missing.body).type).toBe("error");
   });
 });
+
+describe("parseListenAddress", () => {
+  it("reads [host:]port and refuses anything else", async () => {
+    const { parseListenAddress } = await import("./http.js");
+    expect(parseListenAddress("8080")).toEqual({ host: "127.0.0.1", port: 8080 });
+    expect(parseListenAddress("0.0.0.0:0")).toEqual({ host: "0.0.0.0", port: 0 });
+    expect(parseListenAddress("[::1]:9000")).toEqual({ host: "::1", port: 9000 });
+    expect(parseListenAddress("localhost:65535")).toEqual({ host: "localhost", port: 65535 });
+    for (const bad of ["", "x", "80a", "host:", ":80", "1:2:3", "70000", "[::1]"]) {
+      expect(parseListenAddress(bad), bad).toBeUndefined();
+    }
+  });
+});

@@ -24,6 +24,7 @@ import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
 import type { Envelope } from "../wire/schemas.js";
 import { PROTOCOL_VERSION, SESSION_HEADER } from "../wire/version.js";
 
+export { parseListenAddress } from "./listen.js";
 export { SESSION_HEADER };
 
 /** Options of {@link createHttpApp} and {@link serveHttp}. */

@@ -3,6 +3,7 @@
  * spawns) or streamable HTTP.
  */
 import { parseArgs } from "node:util";
+import { parseListenAddress } from "ocp-provider";
 import { DEFAULTS, resolveOptions } from "./options.js";
 import { PACKAGE_VERSION } from "./plugin.js";
 import type { RipgrepProviderOptions } from "./provider.js";
@@ -39,11 +40,11 @@ function whole(name: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
-/** Parses `[host:]port` (`8080`, `0.0.0.0:8080`, `[::1]:8080`). */
+/** Parses `[host:]port` (`8080`, `0.0.0.0:8080`, `[::1]:8080`) as `--http` takes it. */
 export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(value);
-  if (match === null || Number(match[2]) > 65535) throw new UsageError(`--http expects [host:]port, not '${value}'`);
-  return { host: (match[1] ?? "127.0.0.1").replace(/^\[|\]$/g, ""), port: Number(match[2]) };
+  const listen = parseListenAddress(value);
+  if (listen === undefined) throw new UsageError(`--http expects [host:]port, not '${value}'`);
+  return listen;
 }
 
 /** Reads the command line into provider options and a transport choice. */
