@@ -1,12 +1,15 @@
 /**
  * One conformance suite, run against every provider this repository ships, over
  * stdio and over HTTP. Each row is how a host starts the provider; add a row when
- * a new provider ships (the plugin providers `ocp-ripgrep`, `ocp-symbols`,
- * `ocp-facts serve` belong here once they land).
+ * a new provider ships.
  */
+import { fileURLToPath } from "node:url";
 import { type CheckResult, type ConformanceTarget, runConformance } from "ocp-provider/conformance";
 import { describe, expect, it } from "vitest";
 import { OCP_BIN } from "../support/child.js";
+
+const RIPGREP_BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
+
 import { REPO, startListening } from "./fixture.js";
 
 interface ShippedProvider {
@@ -32,6 +35,12 @@ const SHIPPED: readonly ShippedProvider[] = [
     stdio: [OCP_BIN, "serve", "examples/hello-provider.ts"],
     http: [OCP_BIN, "serve", "examples/hello-provider.ts", "--http", "127.0.0.1:0"],
     goals: ["which branch do deploys run from"],
+  },
+  {
+    name: "ripgrep (ocp-ripgrep over framework/src)",
+    stdio: [RIPGREP_BIN, "--root", "framework/src"],
+    http: [RIPGREP_BIN, "--root", "framework/src", "--http", "127.0.0.1:0"],
+    goals: ["packFrames maxTokens budget"],
   },
 ];
 
