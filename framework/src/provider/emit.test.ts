@@ -62,7 +62,7 @@ const candidate: fc.Arbitrary<Candidate> = fc
   })
   .map(({ extra, ...fields }) => {
     const clean = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-    return { ...extra, ...clean } as Candidate;
+    return { ...extra, ...clean } as unknown as Candidate;
   });
 
 function providerOf(candidates: Candidate[], scores: "unit" | "unbounded") {
