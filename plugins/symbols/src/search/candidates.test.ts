@@ -1,0 +1,187 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import fc from "fast-check";
+import { sliceLines } from "ocp-provider";
+import { afterEach, describe, expect, it } from "vitest";
+import { extractFile } from "../extract/extract.js";
+import { LANGUAGES, languageOf } from "../model.js";
+import { symbolKeys } from "../store/store.js";
+import { type FixtureTree, fixtureTree } from "../test-support/fixture-tree.js";
+import { buildCandidates, type ContentLimits, contentRange, lineStarts } from "./candidates.js";
+import { findSymbols, NO_ANCHORS } from "./find.js";
+import { NameTable } from "./name-table.js";
+import { queryTerms } from "./terms.js";
+
+const LIMITS: ContentLimits = { maxContentLines: 60, maxContentBytes: 8192, maxLineBytes: 1000, maxReferences: 8 };
+
+describe("contentRange", () => {
+  const text = fc
+    .array(
+      fc.tuple(
+        fc.string({ maxLength: 12 }).map((line) => line.replace(/[\r\n]/g, "")),
+        fc.constantFrom("\n", "\r\n"),
+      ),
+      {
+        maxLength: 30,
+      },
+    )
+    .chain((lines) =>
+      fc.boolean().map((unterminated) => {
+        const joined = lines.map(([line, end]) => line + end).join("");
+        return unterminated ? `${joined}tail` : joined;
+      }),
+    );
+
+  it("slices exactly what sliceLines gives for the same lines (digests verify against the file)", () => {
+    fc.assert(
+      fc.property(
+        text,
+        fc.nat(40),
+        fc.nat(40),
+        fc.option(fc.integer({ min: 1, max: 41 }), { nil: undefined }),
+        (source, a, b, doc) => {
+          const starts = lineStarts(source);
+          const symbol = { startLine: Math.min(a, b) + 1, endLine: Math.max(a, b) + 1, docStartLine: doc };
+          const range = contentRange(starts, source, symbol, LIMITS);
+          if (range === undefined) return;
+          expect(source.slice(starts[range.start - 1], starts[range.end])).toBe(
+            sliceLines(source, range.start, range.end),
+          );
+          expect(range.end).toBeLessThanOrEqual(starts.length - 1);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("starts at the doc comment and stops at the line, byte and over-long-line caps", () => {
+    const lines = ["/** doc */", "function f() {", ...Array.from({ length: 100 }, (_, i) => `  step(${i});`), "}"];
+    const source = `${lines.join("\n")}\n`;
+    const starts = lineStarts(source);
+    const symbol = { startLine: 2, endLine: 103, docStartLine: 1 };
+    expect(contentRange(starts, source, symbol, LIMITS)).toEqual({ start: 1, end: 60 });
+    expect(contentRange(starts, source, symbol, { ...LIMITS, maxContentBytes: 40 })).toEqual({ start: 1, end: 3 });
+    const minified = `const a = 1;\n${"x".repeat(2000)}\nconst b = 2;\n`;
+    const mini = lineStarts(minified);
+    expect(contentRange(mini, minified, { startLine: 1, endLine: 3 }, LIMITS)).toEqual({ start: 1, end: 1 });
+    expect(contentRange(mini, minified, { startLine: 2, endLine: 3 }, LIMITS)).toBeUndefined();
+  });
+});
+
+describe("buildCandidates", () => {
+  const trees: FixtureTree[] = [];
+  afterEach(() => {
+    for (const tree of trees.splice(0)) tree.remove();
+  });
+
+  /** A name table over some fixture files, as the indexer would fill it. */
+  async function tableFor(root: string, paths: readonly string[]): Promise<NameTable> {
+    const table = new NameTable();
+    let id = 1;
+    for (const [i, path] of paths.entries()) {
+      const extraction = await extractFile(readFileSync(join(root, path)), path);
+      const language = languageOf(path) ?? "typescript";
+      const file = {
+        id: i + 1,
+        path,
+        size: 0,
+        mtimeMs: 0,
+        hash: extraction.hash,
+        language,
+        method: LANGUAGES[language].method,
+        status: extraction.status,
+        lineCount: extraction.lineCount,
+        indexedAtMs: Date.UTC(2026, 0, 1),
+      };
+      const keys = symbolKeys(extraction.symbols);
+      table.setFile(
+        file,
+        extraction.symbols.map((symbol, j) => ({
+          id: id++,
+          fileId: file.id,
+          key: keys[j] as string,
+          name: symbol.name,
+          qualifiedName: symbol.qualifiedName,
+          kind: symbol.kind,
+          container: symbol.container ?? null,
+          startLine: symbol.startLine,
+          endLine: symbol.endLine,
+          docStartLine: symbol.docStartLine ?? null,
+          signature: symbol.signature,
+          doc: symbol.doc ?? null,
+          exported: symbol.exported,
+        })),
+      );
+    }
+    return table;
+  }
+
+  it("ships the doc comment, signature and body as exact lines, with relations by display name", async () => {
+    const fixtures = fixtureTree();
+    trees.push(fixtures);
+    const table = await tableFor(fixtures.root, ["typescript/config.ts", "go/server.go"]);
+    const found = findSymbols(table, queryTerms("Config.retry"), NO_ANCHORS, 5);
+    const built = buildCandidates(found.top, table, { ...LIMITS, root: fixtures.root });
+    const [retry] = built.candidates;
+    const source = readFileSync(join(fixtures.root, "typescript/config.ts"), "utf8");
+    const fileUri = pathToFileURL(join(fixtures.root, "typescript/config.ts")).href;
+    expect(retry).toMatchObject({
+      id: "typescript/config.ts#Config.retry",
+      kind: "symbol",
+      title: "Config.retry (method)",
+      path: "typescript/config.ts",
+      uri: fileUri,
+      range: { start: 30, end: 41 },
+      provenance: [{ type: "file", method: "ts-morph" }],
+    });
+    expect(retry?.content).toBe(sliceLines(source, 30, 41));
+    expect(retry?.content.startsWith("  /** Retries `task`")).toBe(true);
+    expect(retry?.relations).toEqual([
+      { rel: "defined-in", targetUri: fileUri, displayName: "typescript/config.ts" },
+      { rel: "member-of", targetUri: `${fileUri}#L22-58`, displayName: "Config (class)" },
+      // Textual: the doc comment's "backoff" names RetryPolicy.backoff, the only symbol of that name.
+      {
+        rel: "references",
+        targetUri: `${fileUri}#L7-7`,
+        displayName: "RetryPolicy.backoff (method) in typescript/config.ts",
+      },
+      {
+        rel: "references",
+        targetUri: `${fileUri}#L4-8`,
+        displayName: "RetryPolicy (interface) in typescript/config.ts",
+      },
+      {
+        rel: "references",
+        targetUri: `${fileUri}#L6-6`,
+        displayName: "RetryPolicy.attempts (property) in typescript/config.ts",
+      },
+    ]);
+    expect(built.stale).toEqual([]);
+  });
+
+  it("finds a Go method's receiver type as its container", async () => {
+    const fixtures = fixtureTree();
+    trees.push(fixtures);
+    const table = await tableFor(fixtures.root, ["go/server.go"]);
+    const built = buildCandidates(findSymbols(table, queryTerms("Server.Start"), NO_ANCHORS, 1).top, table, {
+      ...LIMITS,
+      root: fixtures.root,
+    });
+    expect(built.candidates[0]?.relations?.find((relation) => relation.rel === "member-of")?.displayName).toBe(
+      "Server (struct)",
+    );
+  });
+
+  it("reports a file whose bytes changed as stale instead of citing it", async () => {
+    const fixtures = fixtureTree();
+    trees.push(fixtures);
+    const table = await tableFor(fixtures.root, ["python/config.py"]);
+    writeFileSync(join(fixtures.root, "python/config.py"), "# rewritten\n");
+    const built = buildCandidates(findSymbols(table, queryTerms("load_config"), NO_ANCHORS, 5).top, table, {
+      ...LIMITS,
+      root: fixtures.root,
+    });
+    expect(built).toMatchObject({ candidates: [], stale: ["python/config.py"] });
+  });
+});

@@ -1,0 +1,360 @@
+/**
+ * The persisted index: one SQLite file (better-sqlite3) with a row per indexed file:
+ * its size, mtime, sha256 and status, and its symbols as two JSON arrays — what
+ * queries load (names, kinds, lines) and what they never need in memory (signatures,
+ * docs). One row per file, not per symbol, makes a build's writes a few thousand
+ * rows instead of a hundred thousand; the `symbols` view lays them out one row per
+ * symbol for anyone querying the cache with SQL.
+ *
+ * The file format is versioned with `PRAGMA user_version`: a cache written by another
+ * format (or for another root) is emptied and rebuilt, never misread; a file that is
+ * not a database at all is replaced. WAL mode and a busy timeout let two providers on
+ * the same root share the cache.
+ */
+import { existsSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
+import type { Logger } from "ocp-provider";
+import type { ExtractedSymbol, ExtractionMethod, FileExtraction, FileStatus, Language, SymbolKind } from "../model.js";
+
+/**
+ * The format of the cache: bump it whenever the schema or what the extractors
+ * produce changes, so every existing cache is rebuilt.
+ */
+export const INDEX_FORMAT = 2;
+
+/** Symbol ids are `file id × this + position in the file`: stable while the file is unchanged. */
+const IDS_PER_FILE = 1 << 20;
+
+/** A file as the index last saw it. */
+export interface FileRow {
+  id: number;
+  /** Root-relative, `/`-separated. */
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** sha256 hex of the bytes that were indexed. */
+  hash: string;
+  language: Language;
+  method: ExtractionMethod;
+  status: FileStatus;
+  lineCount: number;
+  /** When the file was read, epoch ms: an mtime this close to it may hide a later same-size write. */
+  indexedAtMs: number;
+}
+
+/** A symbol as stored. */
+export interface SymbolRow {
+  id: number;
+  fileId: number;
+  /** Unique within the file: the qualified name, with `@L<line>` when the name repeats. */
+  key: string;
+  name: string;
+  qualifiedName: string;
+  kind: SymbolKind;
+  container: string | null;
+  startLine: number;
+  endLine: number;
+  docStartLine: number | null;
+  signature: string;
+  doc: string | null;
+  exported: boolean;
+}
+
+/** What one write of a file holds. */
+export interface FileWrite {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  language: Language;
+  method: ExtractionMethod;
+  indexedAtMs: number;
+  extraction: FileExtraction;
+}
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  hash TEXT NOT NULL,
+  language TEXT NOT NULL,
+  method TEXT NOT NULL,
+  status TEXT NOT NULL,
+  line_count INTEGER NOT NULL,
+  indexed_at_ms REAL NOT NULL,
+  symbol_count INTEGER NOT NULL,
+  -- [[key, name, qualified, kind, container, start_line, end_line, doc_start_line, exported], ...]
+  names TEXT NOT NULL,
+  -- [[signature, doc], ...], in the same order
+  details TEXT NOT NULL
+);
+CREATE VIEW symbols AS
+SELECT f.id * ${IDS_PER_FILE} + n.key AS id, f.id AS file_id, f.path AS path,
+  n.value ->> 0 AS key, n.value ->> 1 AS name, n.value ->> 2 AS qualified, n.value ->> 3 AS kind,
+  n.value ->> 4 AS container, n.value ->> 5 AS start_line, n.value ->> 6 AS end_line,
+  n.value ->> 7 AS doc_start_line, json_extract(f.details, '$[' || n.key || '][0]') AS signature,
+  json_extract(f.details, '$[' || n.key || '][1]') AS doc, n.value ->> 8 AS exported
+FROM files f, json_each(f.names) n;
+`;
+
+const FILE_COLUMNS =
+  "id, path, size, mtime_ms AS mtimeMs, hash, language, method, status, line_count AS lineCount, indexed_at_ms AS indexedAtMs";
+
+type NameTuple = [string, string, string, SymbolKind, string | null, number, number, number | null, 0 | 1];
+type DetailTuple = [string, string | null];
+
+/** The symbols of one file from its JSON columns (`details` omitted: empty signatures, no docs). */
+function symbolsFrom(fileId: number, names: string, details?: string): SymbolRow[] {
+  const extra = details !== undefined ? (JSON.parse(details) as DetailTuple[]) : undefined;
+  return (JSON.parse(names) as NameTuple[]).map((tuple, i) => ({
+    id: fileId * IDS_PER_FILE + i,
+    fileId,
+    key: tuple[0],
+    name: tuple[1],
+    qualifiedName: tuple[2],
+    kind: tuple[3],
+    container: tuple[4],
+    startLine: tuple[5],
+    endLine: tuple[6],
+    docStartLine: tuple[7],
+    signature: extra?.[i]?.[0] ?? "",
+    doc: extra?.[i]?.[1] ?? null,
+    exported: tuple[8] === 1,
+  }));
+}
+
+/** Keys unique within a file: `Config.size` twice (getter and setter) becomes `Config.size@L43`, `Config.size@L47`. */
+export function symbolKeys(symbols: readonly ExtractedSymbol[]): string[] {
+  const counts = new Map<string, number>();
+  for (const symbol of symbols) counts.set(symbol.qualifiedName, (counts.get(symbol.qualifiedName) ?? 0) + 1);
+  const seen = new Set<string>();
+  return symbols.map((symbol) => {
+    let key =
+      (counts.get(symbol.qualifiedName) ?? 0) > 1
+        ? `${symbol.qualifiedName}@L${symbol.startLine}`
+        : symbol.qualifiedName;
+    for (let n = 2; seen.has(key); n++) key = `${symbol.qualifiedName}@L${symbol.startLine}#${n}`;
+    seen.add(key);
+    return key;
+  });
+}
+
+/** Options of {@link SymbolStore.open}. */
+export interface StoreOptions {
+  /** The database file, or `:memory:`. */
+  file: string;
+  /** The root the paths are relative to: a cache made for another root is rebuilt. */
+  root: string;
+  log: Logger;
+}
+
+/** The SQLite side of the index. Synchronous: better-sqlite3 is, and a transaction per batch keeps it short. */
+export class SymbolStore {
+  private readonly statements;
+  private readonly writeTransaction: (writes: readonly FileWrite[]) => { file: FileRow; symbols: SymbolRow[] }[];
+
+  private constructor(
+    private readonly db: Database.Database,
+    /** The database file, or `:memory:`. */
+    readonly location: string,
+  ) {
+    // Prepared once: a build writes thousands of rows through these.
+    this.statements = {
+      insertFile: db.prepare(
+        "INSERT INTO files (path, size, mtime_ms, hash, language, method, status, line_count, indexed_at_ms, " +
+          "symbol_count, names, details) VALUES (@path, @size, @mtime, @hash, @language, @method, @status, @lines, " +
+          "@at, @count, @names, @details) ON CONFLICT (path) DO UPDATE SET size = @size, mtime_ms = @mtime, " +
+          "hash = @hash, language = @language, method = @method, status = @status, line_count = @lines, " +
+          "indexed_at_ms = @at, symbol_count = @count, names = @names, details = @details RETURNING id",
+      ),
+    };
+    this.writeTransaction = db.transaction((writes: readonly FileWrite[]) =>
+      writes.map((write) => this.writeOne(write)),
+    );
+  }
+
+  /** Opens (creating, upgrading or replacing as needed) the cache at `options.file`. */
+  static open(options: StoreOptions): SymbolStore {
+    let db: Database.Database;
+    try {
+      db = connect(options);
+    } catch (error) {
+      if (options.file === ":memory:" || !isNotADatabase(error)) throw error;
+      options.log.warn(`cache ${options.file} is not a usable database (${(error as Error).message}); replacing it`);
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${options.file}${suffix}`, { force: true });
+      db = connect(options);
+    }
+    return new SymbolStore(db, options.file);
+  }
+
+  /** Every indexed file. */
+  files(): FileRow[] {
+    return this.db.prepare(`SELECT ${FILE_COLUMNS} FROM files`).all() as FileRow[];
+  }
+
+  /** One file by path. */
+  file(path: string): FileRow | undefined {
+    return this.db.prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`).get(path) as FileRow | undefined;
+  }
+
+  /**
+   * Every file with its symbols, without their signatures and docs (empty): what the
+   * in-memory name table is loaded from at start.
+   */
+  filesWithNames(): { file: FileRow; symbols: SymbolRow[] }[] {
+    const rows = this.db.prepare(`SELECT ${FILE_COLUMNS}, names FROM files ORDER BY id`).all() as (FileRow & {
+      names: string;
+    })[];
+    return rows.map(({ names, ...file }) => ({ file, symbols: symbolsFrom(file.id, names) }));
+  }
+
+  /** The symbols of one file, with signatures and docs. */
+  symbolsOf(fileId: number): SymbolRow[] {
+    const row = this.db.prepare("SELECT names, details FROM files WHERE id = ?").get(fileId) as
+      | { names: string; details: string }
+      | undefined;
+    return row === undefined ? [] : symbolsFrom(fileId, row.names, row.details);
+  }
+
+  /** Symbols by id, with signatures and docs; ids of files since re-indexed may name other symbols or none. */
+  symbolsById(ids: readonly number[]): SymbolRow[] {
+    const wanted = new Set(ids);
+    const files = new Set(ids.map((id) => Math.floor(id / IDS_PER_FILE)));
+    return [...files].flatMap((fileId) => this.symbolsOf(fileId).filter((symbol) => wanted.has(symbol.id)));
+  }
+
+  /** Replaces files and their symbols in one transaction; returns each file's row and symbols. */
+  writeFiles(writes: readonly FileWrite[]): { file: FileRow; symbols: SymbolRow[] }[] {
+    return this.writeTransaction(writes);
+  }
+
+  private writeOne(write: FileWrite): { file: FileRow; symbols: SymbolRow[] } {
+    const { extraction } = write;
+    const keys = symbolKeys(extraction.symbols);
+    const names: NameTuple[] = extraction.symbols.map((symbol, i) => [
+      keys[i] as string,
+      symbol.name,
+      symbol.qualifiedName,
+      symbol.kind,
+      symbol.container ?? null,
+      symbol.startLine,
+      symbol.endLine,
+      symbol.docStartLine ?? null,
+      symbol.exported ? 1 : 0,
+    ]);
+    const details: DetailTuple[] = extraction.symbols.map((symbol) => [symbol.signature, symbol.doc ?? null]);
+    const { id } = this.statements.insertFile.get({
+      path: write.path,
+      size: write.size,
+      mtime: write.mtimeMs,
+      hash: extraction.hash,
+      language: write.language,
+      method: write.method,
+      status: extraction.status,
+      lines: extraction.lineCount,
+      at: write.indexedAtMs,
+      count: names.length,
+      names: JSON.stringify(names),
+      details: JSON.stringify(details),
+    }) as { id: number };
+    const file: FileRow = {
+      id,
+      path: write.path,
+      size: write.size,
+      mtimeMs: write.mtimeMs,
+      hash: extraction.hash,
+      language: write.language,
+      method: write.method,
+      status: extraction.status,
+      lineCount: extraction.lineCount,
+      indexedAtMs: write.indexedAtMs,
+    };
+    const symbols = extraction.symbols.map(
+      (symbol, i): SymbolRow => ({
+        // Built field by field: a build makes tens of thousands of these, and spreads are slow.
+        id: id * IDS_PER_FILE + i,
+        fileId: id,
+        key: keys[i] as string,
+        name: symbol.name,
+        qualifiedName: symbol.qualifiedName,
+        kind: symbol.kind,
+        container: symbol.container ?? null,
+        startLine: symbol.startLine,
+        endLine: symbol.endLine,
+        docStartLine: symbol.docStartLine ?? null,
+        signature: symbol.signature,
+        doc: symbol.doc ?? null,
+        exported: symbol.exported,
+      }),
+    );
+    return { file, symbols };
+  }
+
+  /** Records that a file's bytes are unchanged under a new size/mtime (a `touch`, a checkout). */
+  touchFile(id: number, stat: { size: number; mtimeMs: number }, indexedAtMs: number): void {
+    this.db
+      .prepare("UPDATE files SET size = ?, mtime_ms = ?, indexed_at_ms = ? WHERE id = ?")
+      .run(stat.size, stat.mtimeMs, indexedAtMs, id);
+  }
+
+  /** Forgets files (and their symbols) by id. */
+  deleteFiles(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    this.db.prepare("DELETE FROM files WHERE id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids));
+  }
+
+  /** How many files and symbols the cache holds. */
+  counts(): { files: number; symbols: number } {
+    const row = this.db.prepare("SELECT count(*) AS files, coalesce(sum(symbol_count), 0) AS symbols FROM files").get();
+    return row as { files: number; symbols: number };
+  }
+
+  /** Closes the database; later calls do nothing. */
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function isNotADatabase(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT";
+}
+
+/** Opens the file and makes its schema this format's, rebuilding an incompatible one. */
+function connect(options: StoreOptions): Database.Database {
+  const fresh = options.file === ":memory:" || !existsSync(options.file);
+  const db = new Database(options.file);
+  try {
+    db.pragma("busy_timeout = 5000");
+    if (options.file !== ":memory:") db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    // IMMEDIATE: two providers starting together must not both rebuild the schema.
+    db.transaction(() => {
+      const version = db.pragma("user_version", { simple: true }) as number;
+      const root =
+        version === INDEX_FORMAT
+          ? (db.prepare("SELECT value FROM meta WHERE key = 'root'").get() as { value: string } | undefined)?.value
+          : undefined;
+      if (version === INDEX_FORMAT && root === options.root) return;
+      if (!fresh && version !== 0) {
+        const why = version !== INDEX_FORMAT ? `format ${version}, this is ${INDEX_FORMAT}` : `made for root ${root}`;
+        options.log.info(`cache ${options.file} is incompatible (${why}); rebuilding it`);
+      }
+      // Whatever an older format left, tables or views, goes.
+      const objects = db
+        .prepare("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'")
+        .all() as { type: "table" | "view"; name: string }[];
+      for (const { type, name } of objects)
+        db.exec(`DROP ${type.toUpperCase()} IF EXISTS "${name.replaceAll('"', '""')}"`);
+      db.exec(SCHEMA);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('root', ?)").run(options.root);
+      db.pragma(`user_version = ${INDEX_FORMAT}`);
+    }).immediate();
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * `ocp-symbols` as a host meets it: the real bin in a child process, over stdio and
+ * over --http, indexing a temporary copy of the plugin's fixtures (plus generated
+ * files, so the first build takes a while). Checked: the handshake is answered before
+ * the first build finishes (H1–H3), frame validity (F1–F3), budget honesty (B1),
+ * exact token costs, digests re-read from disk, malformed-input tolerance (R1),
+ * clean shutdown with exit 0 (R2), and that an edit shows up in the next answer.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { contentDigest, createTokenCounter, sliceLines } from "ocp-provider";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FixtureTree, fixtureTree } from "../../plugins/symbols/src/test-support/fixture-tree.js";
+import { type Child, exitWithin, spawnNode } from "../support/child.js";
+import { assertReferenceValid } from "../support/reference-schema.js";
+
+const BIN = fileURLToPath(new URL("../../plugins/symbols/bin/ocp-symbols.js", import.meta.url));
+const counter = createTokenCounter();
+const children: Child[] = [];
+const trees: FixtureTree[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.process.kill("SIGKILL");
+  for (const tree of trees.splice(0)) tree.remove();
+});
+
+/** The fixtures plus enough generated modules that the first build is not instant. */
+function tree(): FixtureTree {
+  const made = fixtureTree();
+  trees.push(made);
+  for (let i = 0; i < 400; i++) {
+    made.write(
+      `generated/module${i}.ts`,
+      `/** Module ${i}. */\nexport class Widget${i} {\n  /** Renders it. */\n  render(depth: number): string {\n    return "w${i}".repeat(depth);\n  }\n}\n`,
+    );
+  }
+  return made;
+}
+
+function serve(root: string, args: string[] = []): Child {
+  const child = spawnNode([BIN, "--root", root, ...args], { OCP_LOG: "info" });
+  children.push(child);
+  return child;
+}
+
+async function next(child: Child) {
+  const message = JSON.parse(await child.nextLine(20_000));
+  assertReferenceValid(message);
+  return message;
+}
+
+const query = (goal: string, maxTokens: number, maxFrames = 5, anchors: string[] = []) => ({
+  type: "query",
+  query: { goal, kinds: [], anchors, max_frames: maxFrames, max_tokens: maxTokens },
+});
+
+interface Frame {
+  id: string;
+  kind: string;
+  score: number;
+  title: string;
+  citation_label: string;
+  content: string;
+  token_cost: number;
+  uri: string;
+  provenance: { type: string; range: string; digest: string; method: string }[];
+  relations: { rel: string; target_uri: string; display_name?: string }[];
+}
+
+/** F1–F3, B1, exact costs, and digests and ranges re-read from the file on disk. */
+function checkFrames(
+  reply: { type: string; result: { frames: Frame[] } },
+  maxTokens: number,
+  maxFrames: number,
+): Frame[] {
+  expect(reply.type).toBe("frames");
+  const frames = reply.result.frames;
+  expect(frames.length).toBeLessThanOrEqual(maxFrames);
+  expect(frames.reduce((sum, frame) => sum + frame.token_cost, 0)).toBeLessThanOrEqual(maxTokens);
+  for (const frame of frames) {
+    expect(frame.kind).toBe("symbol");
+    expect(frame.score).toBeGreaterThanOrEqual(0);
+    expect(frame.score).toBeLessThanOrEqual(1);
+    expect(frame.title.trim()).not.toBe("");
+    expect(frame.citation_label.trim()).not.toBe("");
+    expect(frame.token_cost).toBe(counter.count(frame.content));
+    const [, first, last] = /^L(\d+)(?:-(\d+))?$/.exec(frame.provenance[0]?.range ?? "") ?? [];
+    const source = readFileSync(fileURLToPath(frame.uri), "utf8");
+    const lines = sliceLines(source, Number(first), Number(last ?? first));
+    expect(frame.content).toBe(lines);
+    expect(frame.provenance[0]?.digest).toBe(contentDigest(lines));
+    expect(frame.provenance[0]?.type).toBe("file");
+    for (const relation of frame.relations) expect(relation.display_name?.trim()).toBeTruthy();
+  }
+  return frames;
+}
+
+/** Records, in arrival order, the ack on stdout and the "index ready" line on stderr. */
+function arrivalOrder(child: Child): string[] {
+  const events: string[] = [];
+  let out = "";
+  let err = "";
+  child.process.stdout.on("data", (chunk: Buffer | string) => {
+    out += chunk.toString();
+    if (!events.includes("ack") && out.includes('"handshake_ack"')) events.push("ack");
+  });
+  child.process.stderr.on("data", (chunk: Buffer | string) => {
+    err += chunk.toString();
+    if (!events.includes("ready") && err.includes("index ready")) events.push("ready");
+  });
+  return events;
+}
+
+async function waitFor(predicate: () => boolean, what: string, child: Child, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen; stderr:\n${child.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("ocp-symbols over stdio (a real child process)", () => {
+  it("acks before the first build finishes, answers within budget with verifiable frames, survives garbage, exits 0", async () => {
+    const fixtures = tree();
+    const child = serve(fixtures.root);
+    const events = arrivalOrder(child);
+    child.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
+    const ack = await next(child);
+    expect(ack).toMatchObject({
+      type: "handshake_ack",
+      protocol_version: "ocp/1.0-draft",
+      provider: { name: "symbols", data_flow: { reads: true, writes: false, egress: false } },
+      capabilities: { query: { kinds: ["symbol"] }, graph: true },
+    });
+    await waitFor(() => events.includes("ready"), "the first build", child);
+    expect(events).toEqual(["ack", "ready"]);
+
+    for (const [maxTokens, maxFrames] of [
+      [4000, 5],
+      [120, 3],
+      [10, 2],
+      [0, 5],
+    ] as const) {
+      child.send(query("Where is Config.retry defined?", maxTokens, maxFrames));
+      const frames = checkFrames(await next(child), maxTokens, maxFrames);
+      if (maxTokens === 4000) {
+        expect(frames[0]?.title).toBe("Config.retry (method)");
+        expect(frames.map((frame) => frame.provenance[0]?.method)).toContain("ts-morph");
+        expect(frames.flatMap((frame) => frame.relations.map((relation) => relation.rel))).toContain("member-of");
+      }
+    }
+    child.send(query("Widget42.render", 500, 3));
+    expect(checkFrames(await next(child), 500, 3)[0]?.citation_label).toBe("generated/module42.ts L3-6");
+
+    for (const junk of ["{", "\u0000\u0001binary", '{"type":"query"}', '{"type":"nope"}', "x".repeat(2_000_000)]) {
+      child.send(`${junk}\n`);
+      expect((await next(child)).type).toBe("error");
+    }
+
+    // An edit shows up in the next answer.
+    writeFileSync(join(fixtures.root, "go/server.go"), "package server\n\n// Launch starts it.\nfunc Launch() {}\n");
+    child.send(query("Launch", 500));
+    expect(checkFrames(await next(child), 500, 5)[0]).toMatchObject({
+      title: "Launch (function)",
+      citation_label: "go/server.go L3-4",
+    });
+
+    child.send({ type: "shutdown" });
+    expect((await exitWithin(child, 3000)).code).toBe(0);
+    for (const line of child.lines) assertReferenceValid(JSON.parse(line));
+  });
+
+  it("reports a version-family mismatch as a named error, and exits 0 on EOF and on SIGTERM", async () => {
+    const fixtures = tree();
+    const mismatch = serve(fixtures.root);
+    mismatch.send({ type: "handshake", protocol_version: "ocp/2.0" });
+    const reply = await next(mismatch);
+    expect(reply.type).toBe("error");
+    expect(reply.message).toContain("ocp/2.0");
+    mismatch.process.stdin.end();
+    expect((await exitWithin(mismatch, 3000)).code).toBe(0);
+
+    const term = serve(fixtures.root);
+    term.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
+    await next(term);
+    // Mid-build: shutting down must not wait for the build.
+    term.process.kill("SIGTERM");
+    expect((await exitWithin(term, 3000)).code).toBe(0);
+  });
+});
+
+describe("ocp-symbols over --http (a real child process)", () => {
+  it("meets the same requirements over HTTP and drains on SIGTERM", async () => {
+    const fixtures = tree();
+    const child = serve(fixtures.root, ["--http", "127.0.0.1:0"]);
+    await waitFor(() => /listening on (http:\S+)/.test(child.stderr()), "listening", child);
+    const url = (/listening on (http:\S+)/.exec(child.stderr()) as RegExpExecArray)[1] as string;
+    const post = async (body: unknown) => {
+      const response = await fetch(url, {
+        method: "POST",
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const message = JSON.parse(await response.text());
+      assertReferenceValid(message);
+      return { status: response.status, message };
+    };
+    const ack = await post({ type: "handshake", protocol_version: "ocp/1.0-draft" });
+    expect(ack).toMatchObject({ status: 200, message: { type: "handshake_ack", capabilities: { graph: true } } });
+    await waitFor(() => child.stderr().includes("index ready"), "the first build", child);
+    for (const [maxTokens, maxFrames] of [
+      [4000, 5],
+      [60, 2],
+    ] as const) {
+      const { status, message } = await post(query("parse_config load_config", maxTokens, maxFrames));
+      expect(status).toBe(200);
+      checkFrames(message, maxTokens, maxFrames);
+    }
+    const anchored = await post(query("Server", 3000, 3, ["go/server.go"]));
+    expect(checkFrames(anchored.message, 3000, 3)[0]?.citation_label).toMatch(/^go\/server\.go L/);
+    expect((await post("{not json")).status).toBe(400);
+    expect((await post({ type: "handshake", protocol_version: "ocp/9.1" })).message.message).toContain("ocp/9.1");
+    expect((await post(query("still up", 100))).status).toBe(200);
+    child.process.kill("SIGTERM");
+    expect((await exitWithin(child, 3000)).code).toBe(0);
+  });
+});
