@@ -3,7 +3,7 @@
  * or streamable HTTP, or build the index once and exit (`--index`, for CI caches).
  */
 import { parseArgs } from "node:util";
-import { createLogger } from "ocp-provider";
+import { createLogger, parseListenAddress } from "ocp-provider";
 import { DEFAULTS, defaultWorkers, resolveOptions, type SymbolsOptions } from "./options.js";
 
 const USAGE = `ocp-symbols — a code symbol index for an OCP host (ocp/1.0-draft)
@@ -42,9 +42,9 @@ function whole(name: string, value: string | undefined): number | undefined {
 
 /** Parses `[host:]port` (`8080`, `0.0.0.0:8080`, `[::1]:8080`). */
 export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(value);
-  if (match === null || Number(match[2]) > 65535) throw new UsageError(`--http expects [host:]port, not '${value}'`);
-  return { host: (match[1] ?? "127.0.0.1").replace(/^\[|\]$/g, ""), port: Number(match[2]) };
+  const listen = parseListenAddress(value);
+  if (listen === undefined) throw new UsageError(`--http expects [host:]port, not '${value}'`);
+  return listen;
 }
 
 /** What the command line asks for. */
