@@ -3,12 +3,17 @@
  * stdio and over HTTP. Each row is how a host starts the provider; add a row when
  * a new provider ships.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CheckResult, type ConformanceTarget, runConformance } from "ocp-provider/conformance";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { OCP_BIN } from "../support/child.js";
 
 const RIPGREP_BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
+const SYMBOLS_BIN = fileURLToPath(new URL("../../plugins/symbols/bin/ocp-symbols.js", import.meta.url));
+const SYMBOLS_CACHE = mkdtempSync(join(tmpdir(), "ocp-symbols-conformance-"));
 
 import { REPO, startListening } from "./fixture.js";
 
@@ -42,7 +47,16 @@ const SHIPPED: readonly ShippedProvider[] = [
     http: [RIPGREP_BIN, "--root", "framework/src", "--http", "127.0.0.1:0"],
     goals: ["packFrames maxTokens budget"],
   },
+  {
+    name: "symbols (ocp-symbols over framework/src)",
+    // A cache directory of its own, so the test never writes into the repository.
+    stdio: [SYMBOLS_BIN, "--root", "framework/src", "--cache-dir", SYMBOLS_CACHE],
+    http: [SYMBOLS_BIN, "--root", "framework/src", "--cache-dir", SYMBOLS_CACHE, "--http", "127.0.0.1:0"],
+    goals: ["packFrames", "defineProvider"],
+  },
 ];
+
+afterAll(() => rmSync(SYMBOLS_CACHE, { recursive: true, force: true }));
 
 /** The checks that read frames: they must have judged real frames, not skipped for want of any. */
 const FRAME_CHECKS = ["frame-validity", "budget-honesty", "cost-honesty", "kinds-filter", "max-frames"];
