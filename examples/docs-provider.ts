@@ -104,22 +104,27 @@ const markdown = definePlugin({
   async search(query) {
     const wanted = [...words(`${query.goal} ${query.query_text ?? ""}`)];
     if (wanted.length === 0) return [];
-    const candidates: Candidate[] = [];
     index ??= buildIndex();
+    const scored: { section: Indexed; hits: number }[] = [];
     for (const section of await index) {
       let hits = 0;
       for (const word of wanted) hits += (section.body.has(word) ? 1 : 0) + (section.headingWords.has(word) ? 1 : 0);
-      if (hits === 0) continue;
-      candidates.push({
-        content: section.text,
-        relevance: hits / (2 * wanted.length),
-        title: section.heading,
-        uri: section.uri,
-        range: { start: section.start, end: section.end },
-        provenance: [{ type: "file", method: "markdown-sections" }],
-      });
+      if (hits > 0) scored.push({ section, hits });
     }
-    return candidates;
+    // The best few are enough to fill any budget; the others are reported, not shipped.
+    scored.sort(
+      (a, b) => b.hits - a.hits || a.section.uri.localeCompare(b.section.uri) || a.section.start - b.section.start,
+    );
+    const keep = scored.slice(0, Math.max(8, 3 * query.max_frames));
+    const candidates: Candidate[] = keep.map(({ section, hits }) => ({
+      content: section.text,
+      relevance: hits / (2 * wanted.length),
+      title: section.heading,
+      uri: section.uri,
+      range: { start: section.start, end: section.end },
+      provenance: [{ type: "file", method: "markdown-sections" }],
+    }));
+    return { candidates, omitted: scored.length - keep.length };
   },
   close() {
     for (const watcher of watchers.splice(0)) watcher.close();
