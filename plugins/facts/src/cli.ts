@@ -1,0 +1,397 @@
+/**
+ * The `ocp-facts` command: write, read and serve a fact store.
+ *
+ * Output for people by default, `--json` for programs; errors on stderr.
+ * Exit codes: 0 success, 1 failure (the message says why), 2 usage error.
+ */
+
+import { once } from "node:events";
+import { createWriteStream, renameSync, rmSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
+import { FactError } from "./errors.js";
+import { importJsonl } from "./import-file.js";
+import { type OpenFactStoreOptions, openFactStore } from "./open.js";
+import { createFactsProvider } from "./plugin.js";
+import { toRecord } from "./records.js";
+import type { FactStore } from "./store.js";
+
+const USAGE = `ocp-facts — a bi-temporal fact store, served over the Open Context Protocol
+
+Every command takes the store: --db FILE (SQLite; or $OCP_FACTS_DB)
+                            or --pg URL (PostgreSQL; or $OCP_FACTS_PG) [--schema NAME]
+
+Write:
+  ocp-facts assert --subject S --predicate P --statement TEXT [--valid-from T] [--valid-to T]
+                   [--source URI] [--method M] [--author A]
+  ocp-facts correct --id N [--subject S] [--predicate P] [--statement TEXT] [--valid-from T]
+                    [--valid-to T | --open-ended] [--source URI] [--method M] [--author A]
+                    [--reason R] [--by WHO]
+  ocp-facts retract --id N [--at T] [--reason R] [--by WHO]
+  ocp-facts erase (--id N | --subject S) --reason R [--by WHO]
+  ocp-facts functional [PREDICATE...] [--off]     declare (or list) one-value-at-a-time predicates
+  ocp-facts import FILE.jsonl [--batch N]
+Read:
+  ocp-facts query [TEXT] [--subject S] [--predicate P] [--as-of T] [--as-known-at T] [--limit N]
+  ocp-facts history (--subject S | --id N)
+  ocp-facts export [--out FILE]                   every version, as JSONL
+  ocp-facts erasures                              the erasure log
+Serve (OCP provider):
+  ocp-facts serve [--http [host:]port] [--token T] [--as-known-at T] [--name NAME] [--store-name S]
+      --name: the provider's name; --store-name: S in fact://S/<id> (default: file or database name)
+
+--json prints results as JSON. Times are RFC 3339 (2024-05-01T09:30:00Z, any UTC offset)
+or a date (2024-05-01, midnight UTC). --as-of is valid time (what was true then);
+--as-known-at is system time (what the store knew then).
+Exit codes: 0 success, 1 failure, 2 usage error.
+`;
+
+/** A command-line mistake: exit 2 with the usage. */
+class UsageError extends Error {}
+
+const STORE_OPTIONS = {
+  db: { type: "string" },
+  pg: { type: "string" },
+  schema: { type: "string" },
+  json: { type: "boolean", default: false },
+} as const;
+
+type Values = Record<string, string | boolean | undefined>;
+
+function parse(
+  args: string[],
+  options: Record<string, { type: "string" | "boolean"; default?: boolean }>,
+  positionals = 0,
+) {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { ...STORE_OPTIONS, ...options },
+      allowPositionals: positionals > 0,
+      strict: true,
+    });
+    if (parsed.positionals.length > positionals)
+      throw new UsageError(`unexpected argument '${parsed.positionals[positionals]}'`);
+    return { values: parsed.values as Values, positionals: parsed.positionals };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
+const text = (values: Values, name: string) => values[name] as string | undefined;
+
+function required(values: Values, name: string): string {
+  const value = text(values, name);
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function wholeNumber(values: Values, name: string): number | undefined {
+  const value = text(values, name);
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    throw new UsageError(`--${name} must be a whole number ≥ 1, not '${value}'`);
+  }
+  return number;
+}
+
+/** The store options from --db/--pg (or the environment). */
+function storeOptions(values: Values, create: boolean): OpenFactStoreOptions {
+  const db = text(values, "db");
+  const pg = text(values, "pg");
+  if (db !== undefined && pg !== undefined) throw new UsageError("give --db or --pg, not both");
+  const schema = text(values, "schema");
+  if (db !== undefined) return { db, create };
+  if (pg !== undefined) return { pg, schema, create };
+  if (process.env.OCP_FACTS_DB) return { db: process.env.OCP_FACTS_DB, create };
+  if (process.env.OCP_FACTS_PG) return { pg: process.env.OCP_FACTS_PG, schema, create };
+  throw new UsageError("which store? give --db FILE or --pg URL (or set OCP_FACTS_DB / OCP_FACTS_PG)");
+}
+
+async function withStore<T>(values: Values, create: boolean, fn: (store: FactStore) => Promise<T>): Promise<T> {
+  const store = await openFactStore(storeOptions(values, create));
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Writes to stdout, waiting when the pipe is full (an export can be large). */
+async function out(chunk: string): Promise<void> {
+  if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
+}
+
+const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
+
+/** Parses `[host:]port`: `8080`, `0.0.0.0:8080`, `[::1]:8080`. */
+export function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value);
+  if (match === null || Number(match[2]) > 65_535) throw new UsageError(`--http expects [host:]port, not '${value}'`);
+  return { host: (match[1] ?? "127.0.0.1").replace(/^\[|\]$/g, ""), port: Number(match[2]) };
+}
+
+type Command = (args: string[]) => Promise<void>;
+
+const COMMANDS: Record<string, Command> = {
+  async assert(args) {
+    const { values } = parse(args, {
+      subject: { type: "string" },
+      predicate: { type: "string" },
+      statement: { type: "string" },
+      "valid-from": { type: "string" },
+      "valid-to": { type: "string" },
+      source: { type: "string" },
+      method: { type: "string" },
+      author: { type: "string" },
+    });
+    const input = {
+      subject: required(values, "subject"),
+      predicate: required(values, "predicate"),
+      statement: required(values, "statement"),
+      validFrom: text(values, "valid-from"),
+      validTo: text(values, "valid-to"),
+      source: text(values, "source"),
+      method: text(values, "method"),
+      author: text(values, "author"),
+    };
+    const result = await withStore(values, true, (store) => store.assert(input));
+    await (values.json ? json(result) : out(renderWrite("asserted", result)));
+  },
+
+  async correct(args) {
+    const { values } = parse(args, {
+      id: { type: "string" },
+      subject: { type: "string" },
+      predicate: { type: "string" },
+      statement: { type: "string" },
+      "valid-from": { type: "string" },
+      "valid-to": { type: "string" },
+      "open-ended": { type: "boolean", default: false },
+      source: { type: "string" },
+      method: { type: "string" },
+      author: { type: "string" },
+      reason: { type: "string" },
+      by: { type: "string" },
+    });
+    const id = wholeNumber(values, "id") ?? required(values, "id");
+    if (values["open-ended"] && values["valid-to"] !== undefined)
+      throw new UsageError("give --valid-to or --open-ended, not both");
+    const result = await withStore(values, false, (store) =>
+      store.correct(id as number, {
+        subject: text(values, "subject"),
+        predicate: text(values, "predicate"),
+        statement: text(values, "statement"),
+        validFrom: text(values, "valid-from"),
+        validTo: values["open-ended"] ? null : text(values, "valid-to"),
+        source: text(values, "source"),
+        method: text(values, "method"),
+        author: text(values, "author"),
+        reason: text(values, "reason"),
+        by: text(values, "by"),
+      }),
+    );
+    await (values.json ? json(result) : out(renderWrite("corrected", result)));
+  },
+
+  async retract(args) {
+    const { values } = parse(args, {
+      id: { type: "string" },
+      at: { type: "string" },
+      reason: { type: "string" },
+      by: { type: "string" },
+    });
+    const id = wholeNumber(values, "id") ?? required(values, "id");
+    const result = await withStore(values, false, (store) =>
+      store.retract(id as number, { at: text(values, "at"), reason: text(values, "reason"), by: text(values, "by") }),
+    );
+    await (values.json ? json(result) : out(renderWrite("retracted", result)));
+  },
+
+  async erase(args) {
+    const { values } = parse(args, {
+      id: { type: "string" },
+      subject: { type: "string" },
+      reason: { type: "string" },
+      by: { type: "string" },
+    });
+    const id = wholeNumber(values, "id");
+    const subject = text(values, "subject");
+    if ((id === undefined) === (subject === undefined))
+      throw new UsageError("erase takes exactly one of --id or --subject");
+    const reason = required(values, "reason");
+    const erasure = await withStore(values, false, (store) =>
+      store.erase({ id, subject, reason, by: text(values, "by") }),
+    );
+    await (values.json ? json(erasure) : out(renderErasure(erasure)));
+  },
+
+  async functional(args) {
+    const { values, positionals } = parse(args, { off: { type: "boolean", default: false } }, Number.POSITIVE_INFINITY);
+    if (values.off && positionals.length === 0) throw new UsageError("--off needs the predicates to turn off");
+    const list = await withStore(values, positionals.length > 0, async (store) => {
+      for (const predicate of positionals) await store.setFunctional(predicate, !values.off);
+      return store.functionalPredicates();
+    });
+    await (values.json ? json(list) : out(list.length === 0 ? "no functional predicates\n" : `${list.join("\n")}\n`));
+  },
+
+  async import(args) {
+    const { values, positionals } = parse(args, { batch: { type: "string" } }, 1);
+    const [file] = positionals;
+    if (file === undefined) throw new UsageError("import takes a JSONL file: ocp-facts import FILE.jsonl");
+    const batchSize = wholeNumber(values, "batch");
+    const summary = await withStore(values, true, (store) =>
+      importJsonl(store, file, {
+        batchSize,
+        onBatch: (p) =>
+          process.stderr.write(
+            `ocp-facts: batch ${p.batch} committed (lines ${p.firstLine}-${p.lastLine}: ${p.inserted} new, ${p.skipped} already present)\n`,
+          ),
+      }),
+    );
+    await (values.json ? json(summary) : out(renderImport(summary)));
+  },
+
+  async query(args) {
+    const { values, positionals } = parse(
+      args,
+      {
+        subject: { type: "string" },
+        predicate: { type: "string" },
+        "as-of": { type: "string" },
+        "as-known-at": { type: "string" },
+        limit: { type: "string" },
+      },
+      Number.POSITIVE_INFINITY,
+    );
+    const textQuery = positionals.join(" ").trim();
+    const asOf = { validAt: text(values, "as-of"), knownAt: text(values, "as-known-at") };
+    const limit = wholeNumber(values, "limit");
+    await withStore(values, false, async (store) => {
+      if (textQuery !== "") {
+        if (values.subject !== undefined || values.predicate !== undefined) {
+          throw new UsageError("give a text query or --subject/--predicate, not both");
+        }
+        const hits = await store.search({ text: textQuery, ...asOf, limit });
+        await (values.json ? json(hits.map(({ fact, relevance }) => ({ ...fact, relevance }))) : out(renderHits(hits)));
+        return;
+      }
+      const facts = await store.list({
+        subject: text(values, "subject"),
+        predicate: text(values, "predicate"),
+        ...asOf,
+        limit,
+      });
+      await (values.json ? json(facts) : out(renderFacts(facts, "no facts hold then")));
+    });
+  },
+
+  async history(args) {
+    const { values } = parse(args, { id: { type: "string" }, subject: { type: "string" } });
+    const id = wholeNumber(values, "id");
+    const subject = text(values, "subject");
+    if ((id === undefined) === (subject === undefined))
+      throw new UsageError("history takes exactly one of --id or --subject");
+    const facts = await withStore(values, false, (store) =>
+      store.history(id !== undefined ? { id } : { subject: subject as string }),
+    );
+    await (values.json ? json(facts) : out(renderFacts(facts, `no facts about '${subject}'`)));
+  },
+
+  async export(args) {
+    const { values } = parse(args, { out: { type: "string" } });
+    const target = text(values, "out");
+    await withStore(values, false, async (store) => {
+      if (target === undefined) {
+        for await (const fact of store.versions()) await out(`${JSON.stringify(toRecord(fact))}\n`);
+        return;
+      }
+      // Written aside and renamed into place: a failed export never leaves half a file under the name.
+      const partial = `${target}.partial`;
+      const stream = createWriteStream(partial);
+      try {
+        for await (const fact of store.versions()) {
+          if (!stream.write(`${JSON.stringify(toRecord(fact))}\n`)) await once(stream, "drain");
+        }
+        stream.end();
+        await once(stream, "finish");
+        renameSync(partial, target);
+      } catch (error) {
+        stream.destroy();
+        rmSync(partial, { force: true });
+        throw error;
+      }
+    });
+  },
+
+  async erasures(args) {
+    const { values } = parse(args, {});
+    const log = await withStore(values, false, (store) => store.erasures());
+    await (values.json
+      ? json(log)
+      : out(log.length === 0 ? "nothing has been erased\n" : log.map(renderErasure).join("")));
+  },
+
+  async serve(args) {
+    const { values } = parse(args, {
+      http: { type: "string" },
+      token: { type: "string" },
+      "as-known-at": { type: "string" },
+      name: { type: "string" },
+      "store-name": { type: "string" },
+    });
+    const listen = values.http === undefined ? undefined : parseListen(values.http as string);
+    if (listen === undefined) {
+      const { guardStdout } = await import("ocp-provider/stdio");
+      guardStdout(); // from here on, stdout carries envelopes only
+    }
+    const store = await openFactStore({ ...storeOptions(values, false), name: text(values, "store-name") });
+    const provider = createFactsProvider({
+      store,
+      asKnownAt: text(values, "as-known-at"),
+      providerName: text(values, "name"),
+    });
+    if (listen === undefined) {
+      const { runStdio } = await import("ocp-provider/stdio");
+      await runStdio(provider);
+      return;
+    }
+    const { runHttp } = await import("ocp-provider/http");
+    const token = text(values, "token") ?? process.env.OCP_HTTP_TOKEN;
+    const server = await runHttp(provider, { ...listen, token });
+    process.stderr.write(
+      `${provider.info.name} ${provider.info.version} (${store.backend.location}) listening on ${server.url}\n`,
+    );
+  },
+};
+
+/** Runs the `ocp-facts` command line; resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    (command === undefined ? process.stderr : process.stdout).write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  try {
+    if (run === undefined) throw new UsageError(`unknown command '${command}'`);
+    if (rest.includes("--help") || rest.includes("-h")) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    await run(rest);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`ocp-facts: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    const message = error instanceof FactError ? `${error.message} (${error.code})` : (error as Error).message;
+    process.stderr.write(`ocp-facts: ${message}\n`);
+    return 1;
+  }
+}
