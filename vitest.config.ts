@@ -5,6 +5,9 @@ export default defineConfig({
     // Workspace packages resolve to their TypeScript sources in tests (see the "source" export condition).
     conditions: ["source"],
   },
+  // Tests run in Vite's server environment, which resolves with ssr.resolve: without this,
+  // a plugin's tests got ocp-provider's built dist/ and silently tested stale code.
+  ssr: { resolve: { conditions: ["source"], externalConditions: ["source"] } },
   test: {
     include: [
       "framework/src/**/*.test.ts",

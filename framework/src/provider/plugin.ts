@@ -113,7 +113,11 @@ export interface PluginDefinition {
   egress?: boolean;
   /** One-time preparation, bounded by the provider's `setupTimeoutMs`; queries wait for it. */
   setup?(ctx: SetupContext): void | Promise<void>;
-  /** The search itself. */
+  /**
+   * The search itself. `query` is checked and normalised (`null` read as absent, lists
+   * defaulted); fields the host sent beyond the protocol's — an extension such as
+   * `as_known_at` — are passed along untouched for plugins that understand them.
+   */
   search(query: ContextQuery, ctx: SearchContext): SearchOutput | Promise<SearchOutput>;
   /** Releases resources at shutdown. */
   close?(): void | Promise<void>;

@@ -331,6 +331,27 @@ describe("provider.query", () => {
     );
   });
 
+  it("passes fields beyond the protocol's to plugins, under the checked ones", async () => {
+    let seen: Record<string, unknown> | undefined;
+    const { provider: p } = provider([
+      definePlugin({
+        name: "ext",
+        kinds: ["fact"],
+        search: (q) => {
+          seen = q as unknown as Record<string, unknown>;
+          return [];
+        },
+      }),
+    ]);
+    await p.handle({ type: "handshake", protocol_version: "ocp/1.0-draft" });
+    await p.handle({
+      type: "query",
+      query: { goal: "g", max_frames: 1, max_tokens: 5, as_known_at: "2024-01-01T00:00:00Z", query_text: null },
+    });
+    expect(seen).toMatchObject({ goal: "g", kinds: [], anchors: [], as_known_at: "2024-01-01T00:00:00Z" });
+    expect(seen?.query_text).toBeUndefined();
+  });
+
   it("converts Date temporal fields to RFC 3339 and passes relations with display names", async () => {
     const { provider: p } = provider([
       definePlugin({

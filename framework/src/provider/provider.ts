@@ -60,7 +60,7 @@ export const ANSWER: unique symbol = Symbol("ocp-provider.answer");
 /** A provider: query it in-process, or serve it with a transport. */
 export interface Provider {
   /** Internal: {@link Provider.query} without reading the query again. */
-  readonly [ANSWER]: (query: ContextQuery, options?: QueryOptions) => Promise<ContextQueryResult>;
+  readonly [ANSWER]: (query: ContextQuery, options?: QueryOptions, raw?: unknown) => Promise<ContextQueryResult>;
   /** The identity written into `handshake_ack`. */
   readonly info: ProviderInfo;
   /** The capabilities written into `handshake_ack`. */
@@ -172,10 +172,14 @@ export function defineProvider(options: ProviderOptions): Provider {
   async function query(raw: unknown, queryOptions: QueryOptions = {}): Promise<ContextQueryResult> {
     const parsed = ContextQuerySchema.safeParse(raw);
     if (!parsed.success) throw new InvalidQueryError(describeIssues(parsed.error, raw));
-    return answer(parsed.data, queryOptions);
+    return answer(parsed.data, queryOptions, raw);
   }
 
-  async function answer(request: ContextQuery, queryOptions: QueryOptions = {}): Promise<ContextQueryResult> {
+  async function answer(
+    request: ContextQuery,
+    queryOptions: QueryOptions = {},
+    raw?: unknown,
+  ): Promise<ContextQueryResult> {
     await start();
     const wanted = request.kinds.length > 0 ? request.kinds : kinds;
     const active = plugins.filter(
@@ -186,7 +190,11 @@ export function defineProvider(options: ProviderOptions): Provider {
         "no plugin is available for this query: every matching plugin failed to set up (see the provider's stderr)",
       );
     }
-    const outcomes = await fanOut(request, {
+    // Plugins see the fields the host sent beyond the protocol's (an extension such as
+    // as_known_at) under the checked ones: the framework itself ignores them.
+    const forPlugins =
+      typeof raw === "object" && raw !== null && !Array.isArray(raw) ? { ...raw, ...request } : request;
+    const outcomes = await fanOut(forPlugins, {
       plugins: active,
       timeoutMs: pluginTimeoutMs,
       signals: [queryOptions.signal, lifetime.signal],

@@ -78,7 +78,7 @@ export function createSession(provider: Provider, options: SessionOptions = {}):
       case "query":
         if (state === "awaiting-handshake") return rejected("query before handshake: send a handshake first");
         if (state === "closed") return rejected("session is shut down");
-        return answer(envelope.query, queryOptions);
+        return answer(envelope.query, queryOptions, (message as { query?: unknown }).query);
       case "shutdown":
         state = "closed";
         return Promise.resolve({ envelope: undefined, outcome: "ok" });
@@ -88,9 +88,9 @@ export function createSession(provider: Provider, options: SessionOptions = {}):
     }
   }
 
-  async function answer(query: ContextQuery, queryOptions?: QueryOptions): Promise<SessionReply> {
+  async function answer(query: ContextQuery, queryOptions?: QueryOptions, raw?: unknown): Promise<SessionReply> {
     try {
-      const frames: Envelope = { type: "frames", result: await provider[ANSWER](query, queryOptions) };
+      const frames: Envelope = { type: "frames", result: await provider[ANSWER](query, queryOptions, raw) };
       // Frames built by the framework are valid by construction (a property test holds it to
       // the reference schema), so the writer need not check them again.
       return { envelope: trustEnvelope(frames), outcome: "ok" };

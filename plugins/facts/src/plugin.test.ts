@@ -104,12 +104,15 @@ describe("the facts plugin", () => {
       ["Alice works at Acme", "fact 1 (valid since 2020-03-01)"],
     ]);
     await audit.close();
-    // A host's as_known_at wins over the option, as soon as the core hands it to the plugin.
-    const plugin = facts({ store, asKnownAt: "2024-02-01T00:00:00Z" });
-    const context = { signal: new AbortController().signal, deadline: Date.now() + 5000, log: silentLogger };
+    // A host's as_known_at, sent over the wire, wins over the option.
+    const host = connectInMemory(
+      createFactsProvider({ store, asKnownAt: "2024-02-01T00:00:00Z", logger: silentLogger }),
+    );
+    await host.handshake();
     const asked = { ...query("alice works", { as_of: "2020-04-01" }), as_known_at: "2024-03-15T00:00:00Z" };
-    const candidates = (await plugin.search(asked, context)) as { content: string; id?: string }[];
-    expect(candidates.map((candidate) => candidate.id)).toEqual(["1@v2"]);
+    const reply = await host.request({ type: "query", query: asked });
+    expect(reply.type === "frames" && reply.result.frames.map((frame) => frame.id)).toEqual(["facts:1@v2"]);
+    await host.close();
   });
 
   it("answers a bad as_of with an error envelope naming it, and keeps serving", async () => {

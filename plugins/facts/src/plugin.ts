@@ -2,10 +2,9 @@
  * The OCP plugin: facts as frames of kind `fact`, filtered in both times.
  *
  * - valid time: the query's `as_of`, else now;
- * - system time: the query's `as_known_at` when a host sends one, else the
- *   plugin's `asKnownAt` option, else current knowledge. (The core's tolerant
- *   reader currently drops fields the reference schema does not define, so a
- *   host's `as_known_at` only reaches a plugin once the core passes it on.)
+ * - system time: the query's `as_known_at` when a host sends one (an extension
+ *   field: the core passes fields beyond the protocol's on to plugins), else the
+ *   plugin's `asKnownAt` option, else current knowledge.
  *
  * A frame: title "subject · predicate", content the statement, `valid_from`,
  * `valid_to` and `recorded_at` filled, provenance `{ type: "fact", uri:
@@ -81,7 +80,7 @@ export function toCandidate(store: FactStore, fact: Fact, relevance: number): Ca
   };
 }
 
-/** The system time a query asks for: its own `as_known_at` if present (and the core passed it on), else `fallback`. */
+/** The system time a query asks for: its own `as_known_at` if present, else `fallback`. */
 function knownAtOf(query: ContextQuery, fallback: TimeInput | undefined): TimeInput | undefined {
   const asked = (query as ContextQuery & { as_known_at?: unknown }).as_known_at;
   if (asked === undefined || asked === null) return fallback;
