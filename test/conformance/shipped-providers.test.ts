@@ -7,13 +7,41 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openFactStore } from "ocp-plugin-facts";
 import { type CheckResult, type ConformanceTarget, runConformance } from "ocp-provider/conformance";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OCP_BIN } from "../support/child.js";
 
 const RIPGREP_BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
 const SYMBOLS_BIN = fileURLToPath(new URL("../../plugins/symbols/bin/ocp-symbols.js", import.meta.url));
 const SYMBOLS_CACHE = mkdtempSync(join(tmpdir(), "ocp-symbols-conformance-"));
+const FACTS_BIN = fileURLToPath(new URL("../../plugins/facts/bin/ocp-facts.js", import.meta.url));
+const FACTS_DIR = mkdtempSync(join(tmpdir(), "ocp-facts-conformance-"));
+const FACTS_DB = join(FACTS_DIR, "team.db");
+
+beforeAll(async () => {
+  const store = await openFactStore({ db: FACTS_DB });
+  await store.setFunctional("leads");
+  await store.assert({
+    subject: "platform team",
+    predicate: "leads",
+    statement: "Ana leads the platform team.",
+    validFrom: "2023-01-01",
+  });
+  await store.assert({
+    subject: "platform team",
+    predicate: "leads",
+    statement: "Ben leads the platform team.",
+    validFrom: "2025-02-01",
+  });
+  await store.assert({
+    subject: "retry policy",
+    predicate: "rule",
+    statement: "Retries back off exponentially from 100 ms,\ndoubling each attempt,\nat most 5 attempts.",
+    validFrom: "2024-06-01",
+  });
+  await store.close();
+});
 
 import { REPO, startListening } from "./fixture.js";
 
@@ -54,9 +82,18 @@ const SHIPPED: readonly ShippedProvider[] = [
     http: [SYMBOLS_BIN, "--root", "framework/src", "--cache-dir", SYMBOLS_CACHE, "--http", "127.0.0.1:0"],
     goals: ["packFrames", "defineProvider"],
   },
+  {
+    name: "facts (ocp-facts serve over a SQLite store)",
+    stdio: [FACTS_BIN, "serve", "--db", FACTS_DB],
+    http: [FACTS_BIN, "serve", "--db", FACTS_DB, "--http", "127.0.0.1:0"],
+    goals: ["retry policy", "who leads the platform team"],
+  },
 ];
 
-afterAll(() => rmSync(SYMBOLS_CACHE, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(SYMBOLS_CACHE, { recursive: true, force: true });
+  rmSync(FACTS_DIR, { recursive: true, force: true });
+});
 
 /** The checks that read frames: they must have judged real frames, not skipped for want of any. */
 const FRAME_CHECKS = ["frame-validity", "budget-honesty", "cost-honesty", "kinds-filter", "max-frames"];

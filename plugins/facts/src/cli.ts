@@ -8,6 +8,7 @@
 import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { parseListenAddress } from "ocp-provider";
 import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
 import { FactError } from "./errors.js";
 import { importJsonl } from "./import-file.js";
@@ -129,9 +130,9 @@ const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
 /** Parses `[host:]port`: `8080`, `0.0.0.0:8080`, `[::1]:8080`. */
 export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value);
-  if (match === null || Number(match[2]) > 65_535) throw new UsageError(`--http expects [host:]port, not '${value}'`);
-  return { host: (match[1] ?? "127.0.0.1").replace(/^\[|\]$/g, ""), port: Number(match[2]) };
+  const listen = parseListenAddress(value);
+  if (listen === undefined) throw new UsageError(`--http expects [host:]port, not '${value}'`);
+  return listen;
 }
 
 type Command = (args: string[]) => Promise<void>;
