@@ -6,7 +6,7 @@ import { connectInMemory } from "ocp-provider/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openFactStore } from "./open.js";
 import { pgIsLocal } from "./pg-backend.js";
-import { createFactsProvider, facts, factsDataFlow } from "./plugin.js";
+import { createFactsProvider, factsDataFlow } from "./plugin.js";
 import type { FactStore } from "./store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ocp-facts-plugin-"));
