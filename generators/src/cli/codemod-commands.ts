@@ -1,0 +1,99 @@
+/**
+ * `create-ocp-provider add plugin <name>` and `create-ocp-provider generate plugin <name>`
+ * (also reachable as `ocp add …` / `ocp generate …`): the codemods for a person.
+ */
+import { dirname, relative } from "node:path";
+import { parseArgs } from "node:util";
+import type { FrameKind } from "ocp-provider";
+import pc from "picocolors";
+import { addDependency, addPlugin, findPackageJson, KNOWN_PLUGINS, type KnownPlugin } from "../codemods/add-plugin.js";
+import { generatePlugin } from "../codemods/generate-plugin.js";
+import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+
+/** The usage text of the codemod commands. */
+export const CODEMOD_USAGE = `Usage:
+  create-ocp-provider add plugin <${Object.keys(KNOWN_PLUGINS).join("|")}> [--file src/provider.ts] [--no-package-json]
+      Adds the plugin's import and call to defineProvider's plugins in --file, and the
+      package to the nearest package.json. Idempotent.
+  create-ocp-provider generate plugin <name> [--kind doc] [--provider src/provider.ts] [--no-wire]
+      Writes src/plugins/<name>.ts and test/plugins/<name>.test.ts in the project here,
+      and adds the plugin to the provider.
+`;
+
+function usage(message: string): CreateError {
+  return new CreateError(CREATE_ERROR_CODES.USAGE, `${message}\n\n${CODEMOD_USAGE}`);
+}
+
+/** Runs a parseArgs call, turning its complaints (unknown option, missing value) into usage errors. */
+function parsed<R>(parse: () => R): R {
+  try {
+    return parse();
+  } catch (error) {
+    throw usage((error as Error).message);
+  }
+}
+
+/** `add plugin <name>`; resolves to the exit code. */
+export async function addCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parsed(() =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        file: { type: "string", default: "src/provider.ts" },
+        "no-package-json": { type: "boolean", default: false },
+      },
+    }),
+  );
+  const [what, name, ...rest] = positionals;
+  if (what !== "plugin" || name === undefined || rest.length > 0) throw usage("expected: add plugin <name>");
+  if (!(name in KNOWN_PLUGINS)) {
+    throw usage(`unknown plugin '${name}' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
+  }
+  const file = values.file;
+  const result = await addPlugin(file, name as KnownPlugin);
+  const shown = relative(process.cwd(), result.file) || result.file;
+  process.stdout.write(
+    result.changed
+      ? `${pc.green("✓")} ${shown}: added ${result.added.join(" and ")} for ${result.package}\n`
+      : `${shown} already uses ${result.package}: nothing to do\n`,
+  );
+  if (result.added.includes("plugin")) process.stdout.write(`  ${KNOWN_PLUGINS[name as KnownPlugin].hint}\n`);
+  const manifest = values["no-package-json"] ? undefined : findPackageJson(dirname(result.file));
+  if (manifest !== undefined && (await addDependency(manifest, result.package))) {
+    process.stdout.write(
+      `${pc.green("✓")} ${relative(process.cwd(), manifest) || manifest}: added ${result.package}\n\nNext: npm install\n`,
+    );
+  }
+  return 0;
+}
+
+/** `generate plugin <name>`; resolves to the exit code. */
+export async function generateCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parsed(() =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        kind: { type: "string" },
+        provider: { type: "string" },
+        "no-wire": { type: "boolean", default: false },
+      },
+    }),
+  );
+  const [what, name, ...rest] = positionals;
+  if (what !== "plugin" || name === undefined || rest.length > 0) throw usage("expected: generate plugin <name>");
+  const result = await generatePlugin({
+    name,
+    kind: values.kind as FrameKind | undefined,
+    provider: values["no-wire"] ? false : values.provider,
+  });
+  for (const file of result.files) process.stdout.write(`${pc.green("✓")} wrote ${file}\n`);
+  if (result.wired !== undefined) {
+    process.stdout.write(
+      `${pc.green("✓")} ${relative(process.cwd(), result.wired)}: added ${result.exportName}() to the plugins\n`,
+    );
+  }
+  process.stdout.write("\nNext: write its search(), then npm test\n");
+  return 0;
+}

@@ -1,0 +1,230 @@
+/**
+ * `npm create ocp-provider [dir] -- [flags]`: flags first; on a terminal, prompts for
+ * whatever the flags left open; without one (CI, a pipe, stdin from /dev/null) it
+ * never waits for input: missing choices take their defaults, a missing directory is
+ * a usage error.
+ */
+import { relative } from "node:path";
+import { parseArgs } from "node:util";
+import * as prompts from "@clack/prompts";
+import pc from "picocolors";
+import {
+  type CreatedProject,
+  type CreateOptions,
+  createProject,
+  detectPackageManager,
+  invalidPackageName,
+  occupants,
+  packageNameFrom,
+} from "../create/create-project.js";
+import {
+  INDEX_KINDS,
+  type IndexKind,
+  TEMPLATE_NAMES,
+  TEMPLATES,
+  type TemplateName,
+  TRANSPORTS,
+  type Transport,
+} from "../create/templates.js";
+import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+
+/** The usage text of the create command. */
+export const CREATE_USAGE = `Usage: npm create ocp-provider [dir] -- [options]
+       npx create-ocp-provider [dir] [options]
+
+Options:
+  --template <name>     ${TEMPLATE_NAMES.join(" | ")} (default blank)
+  --index <kind>        for --template search-index: ${INDEX_KINDS.join(" | ")} (default lunr)
+  --transport <name>    ${TRANSPORTS.join(" | ")} (default stdio)
+  --name <name>         npm package name (default: from the directory name)
+  --no-install          write the project, do not install its dependencies
+  --overwrite           empty a non-empty directory first (.git is kept)
+  --yes, -y             take the defaults for everything not given; never prompt
+  --help, -h            show this help
+
+Without a terminal it never prompts: it takes the flags and the defaults.
+
+Also:
+  create-ocp-provider add plugin <ripgrep|symbols|facts> [--file src/provider.ts]
+  create-ocp-provider generate plugin <name> [--kind doc]
+`;
+
+const DEFAULT_DIRECTORY = "my-ocp-provider";
+
+function usage(message: string): CreateError {
+  return new CreateError(CREATE_ERROR_CODES.USAGE, `${message}\n\n${CREATE_USAGE}`);
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, choices: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(value)) {
+    throw usage(`--${flag} must be one of ${choices.join(", ")}, not '${value}'`);
+  }
+  return value as T;
+}
+
+const OPTIONS = {
+  template: { type: "string", short: "t" },
+  index: { type: "string" },
+  transport: { type: "string" },
+  name: { type: "string" },
+  "no-install": { type: "boolean", default: false },
+  overwrite: { type: "boolean", default: false },
+  yes: { type: "boolean", short: "y", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** The flags, parsed and checked; undefined where the person gave nothing. */
+export function parseCreateArgs(args: string[]) {
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    throw usage((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1)
+    throw usage(`expected one directory, got ${positionals.length}: ${positionals.join(" ")}`);
+  const template = oneOf("template", values.template, TEMPLATE_NAMES);
+  const index = oneOf("index", values.index, INDEX_KINDS);
+  if (index !== undefined && template !== undefined && template !== "search-index") {
+    throw usage("--index applies to --template search-index only");
+  }
+  if (values.name !== undefined) {
+    const problem = invalidPackageName(values.name);
+    if (problem !== undefined) throw usage(problem);
+  }
+  return {
+    directory: positionals[0],
+    template,
+    index,
+    transport: oneOf("transport", values.transport, TRANSPORTS),
+    name: values.name,
+    install: !values["no-install"],
+    overwrite: values.overwrite,
+    yes: values.yes,
+    help: values.help,
+  };
+}
+
+/** Prompts for what the flags left open (a terminal only). Throws CANCELLED when the person cancels. */
+async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOptions> {
+  function answer<T>(value: T): Exclude<T, symbol> {
+    if (prompts.isCancel(value)) throw new CreateError(CREATE_ERROR_CODES.CANCELLED, "cancelled: nothing was written");
+    return value as Exclude<T, symbol>;
+  }
+  prompts.intro(pc.inverse(" create-ocp-provider "));
+  const directory =
+    flags.directory ??
+    answer(
+      await prompts.text({
+        message: "Where should the project go?",
+        placeholder: DEFAULT_DIRECTORY,
+        defaultValue: DEFAULT_DIRECTORY,
+      }),
+    );
+  const template =
+    flags.template ??
+    answer(
+      await prompts.select<TemplateName>({
+        message: "Which template?",
+        options: TEMPLATE_NAMES.map((name) => ({ value: name, label: name, hint: TEMPLATES[name].hint })),
+        initialValue: "blank",
+      }),
+    );
+  const index =
+    template !== "search-index"
+      ? undefined
+      : (flags.index ??
+        answer(
+          await prompts.select<IndexKind>({
+            message: "Which kind of index does it wrap?",
+            options: [
+              { value: "lunr", label: "lunr", hint: "a lunr index JSON, such as mkdocs' search_index.json" },
+              { value: "sqlite", label: "sqlite", hint: "an SQLite FTS5 table" },
+              { value: "http", label: "http", hint: "an HTTP search endpoint answering JSON hits" },
+            ],
+            initialValue: "lunr",
+          }),
+        ));
+  const transport =
+    flags.transport ??
+    answer(
+      await prompts.select<Transport>({
+        message: "How do hosts reach it?",
+        options: [
+          { value: "stdio", label: "stdio", hint: "the host spawns it (most hosts)" },
+          { value: "http", label: "http", hint: "streamable HTTP on 127.0.0.1:8080" },
+        ],
+        initialValue: "stdio",
+      }),
+    );
+  let name = flags.name ?? packageNameFrom(directory);
+  if (invalidPackageName(name) !== undefined) {
+    name = answer(
+      await prompts.text({
+        message: "Package name?",
+        initialValue: name,
+        validate: (v) => invalidPackageName(v ?? ""),
+      }),
+    );
+  }
+  let overwrite = flags.overwrite;
+  const present = await occupants(directory);
+  if (!overwrite && present !== undefined && present.length > 0) {
+    overwrite = answer(
+      await prompts.confirm({
+        message: `${directory} is not empty (${present.length} entries). Remove them and continue?`,
+        initialValue: false,
+      }),
+    );
+    if (!overwrite) throw new CreateError(CREATE_ERROR_CODES.CANCELLED, "cancelled: nothing was written");
+  }
+  return { directory, template, index, transport, name, install: flags.install, overwrite };
+}
+
+/** The commands to run next, for a person. */
+export function nextSteps(project: CreatedProject, cwd = process.cwd()): string {
+  const pm = project.packageManager;
+  const run = pm === "npm" ? "npm run" : pm;
+  const where = relative(cwd, project.directory) || ".";
+  const step = (command: string, why: string) => `  ${command.padEnd(32)} # ${why}`;
+  const lines = [
+    ...(where === "." ? [] : [`  cd ${/\s/.test(where) ? JSON.stringify(where) : where}`]),
+    ...(project.installed ? [] : [`  ${pm} install`]),
+    step(`${pm} test`, "typecheck, tests, OCP conformance"),
+    step(`${run} query -- "your question"`, "see the frames it answers with"),
+    step(`${pm} start`, `serve it over ${project.transport}`),
+  ];
+  return lines.join("\n");
+}
+/** Runs the create command; resolves to the exit code. */
+export async function createCommand(args: string[]): Promise<number> {
+  const flags = parseCreateArgs(args);
+  if (flags.help) {
+    process.stdout.write(CREATE_USAGE);
+    return 0;
+  }
+  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !flags.yes;
+  let options: CreateOptions;
+  if (interactive) {
+    options = await ask(flags);
+  } else {
+    const directory = flags.directory ?? (flags.yes ? DEFAULT_DIRECTORY : undefined);
+    if (directory === undefined) {
+      throw usage("no directory given (and no terminal to ask on): npm create ocp-provider my-provider -- --yes");
+    }
+    options = { ...flags, directory };
+  }
+  const packageManager = detectPackageManager();
+  process.stderr.write(
+    `Creating ${pc.bold(options.directory)} (template ${options.template ?? "blank"}${
+      (options.template ?? "blank") === "search-index" ? `/${options.index ?? "lunr"}` : ""
+    }, ${options.transport ?? "stdio"})${options.install === false ? "" : `; installing with ${packageManager}`}…\n`,
+  );
+  const project = await createProject({ ...options, packageManager });
+  const summary = `${pc.green("✓")} Created ${pc.bold(project.name)} in ${project.directory} (${project.files.length} files).\n\nNext:\n${nextSteps(project)}\n`;
+  if (interactive) prompts.outro("Done.");
+  process.stdout.write(summary);
+  return 0;
+}

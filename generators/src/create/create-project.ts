@@ -1,0 +1,176 @@
+/**
+ * createProject(): a new provider project in a directory — checked, written from the
+ * templates, and installed. The command line (`npm create ocp-provider`) is a thin
+ * layer over it; so is any tool that wants to scaffold programmatically.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename, join, parse, resolve } from "node:path";
+import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+import { generateFiles } from "./generate.js";
+import { templatesDir } from "./template-dir.js";
+import {
+  type IndexKind,
+  OWN_VERSION,
+  packageJsonOf,
+  TEMPLATES,
+  type TemplateName,
+  type Transport,
+} from "./templates.js";
+
+/** Package managers a project can be installed with. */
+export type PackageManager = "npm" | "pnpm" | "yarn" | "bun";
+
+/** The configuration of {@link createProject}. */
+export interface CreateOptions {
+  /** Where to create the project (relative to the working directory, or absolute). */
+  directory: string;
+  /** Default `blank`. */
+  template?: TemplateName;
+  /** Default `stdio`. */
+  transport?: Transport;
+  /** For the `search-index` template: which kind of index it wraps. Default `lunr`. */
+  index?: IndexKind;
+  /** The npm package name; default derived from the directory name. */
+  name?: string;
+  /** Install dependencies afterwards; default true. */
+  install?: boolean;
+  /** Empty a non-empty directory first (keeping `.git`); default false, which refuses it. */
+  overwrite?: boolean;
+  /** Default: the one that ran us (from `npm_config_user_agent`), else npm. */
+  packageManager?: PackageManager;
+}
+
+/** What {@link createProject} made. */
+export interface CreatedProject {
+  /** The absolute project directory. */
+  directory: string;
+  /** The package name. */
+  name: string;
+  template: TemplateName;
+  transport: Transport;
+  index: IndexKind;
+  /** The files written, relative to the directory. */
+  files: string[];
+  /** Whether dependencies were installed. */
+  installed: boolean;
+  packageManager: PackageManager;
+}
+
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** Why `name` is not a usable npm package name, or undefined if it is. */
+export function invalidPackageName(name: string): string | undefined {
+  if (name.length === 0) return "a package name cannot be empty";
+  if (name.length > 214) return "a package name has at most 214 characters";
+  if (!NPM_NAME.test(name)) {
+    return `'${name}' is not a valid npm package name (lowercase letters, digits, '-', '.', '_', '~'; optionally @scope/)`;
+  }
+  return undefined;
+}
+
+/** A package name made from a directory name: `My Provider` → `my-provider`. */
+export function packageNameFrom(directory: string): string {
+  const name = basename(resolve(directory))
+    .toLowerCase()
+    .replace(/[^a-z0-9-._~]+/g, "-")
+    .replace(/^[-._~]+|-+$/g, "");
+  return name === "" ? "ocp-provider-project" : name;
+}
+
+/** The package manager that ran us, from `npm_config_user_agent` ("pnpm/9.1.0 npm/? node/v20…"). */
+export function detectPackageManager(userAgent = process.env.npm_config_user_agent ?? ""): PackageManager {
+  const name = userAgent.split("/")[0];
+  return name === "pnpm" || name === "yarn" || name === "bun" ? name : "npm";
+}
+
+/** The entries of a directory that make it "not empty" (`.git` does not), or undefined if it does not exist. */
+export async function occupants(directory: string): Promise<string[] | undefined> {
+  if (!existsSync(directory)) return undefined;
+  if (!(await stat(directory)).isDirectory()) {
+    throw new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, `${directory} exists and is not a directory`);
+  }
+  return (await readdir(directory)).filter((entry) => entry !== ".git").sort();
+}
+
+async function prepareDirectory(directory: string, overwrite: boolean): Promise<void> {
+  const present = await occupants(directory);
+  if (present === undefined) {
+    await mkdir(directory, { recursive: true });
+    return;
+  }
+  if (present.length === 0) return;
+  if (!overwrite) {
+    const shown = present.slice(0, 5).join(", ") + (present.length > 5 ? `, … (${present.length} entries)` : "");
+    throw new CreateError(
+      CREATE_ERROR_CODES.TARGET_NOT_EMPTY,
+      `${directory} is not empty (${shown}): choose another directory, or pass --overwrite to empty it first`,
+    );
+  }
+  if (directory === parse(directory).root || directory === homedir()) {
+    throw new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, `refusing to empty ${directory}`);
+  }
+  await Promise.all(present.map((entry) => rm(join(directory, entry), { recursive: true, force: true })));
+}
+
+/** Runs `<pm> install` in `directory`, its output on our stderr (stdout stays ours). */
+export function installDependencies(directory: string, packageManager: PackageManager): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(packageManager, ["install"], {
+      cwd: directory,
+      stdio: ["ignore", process.stderr, process.stderr],
+      shell: process.platform === "win32", // npm is npm.cmd there
+    });
+    const failed = (reason: string) =>
+      fail(
+        new CreateError(
+          CREATE_ERROR_CODES.INSTALL_FAILED,
+          `${packageManager} install ${reason} in ${directory}. The project is written: fix the problem above, then run ${packageManager} install there`,
+        ),
+      );
+    child.once("error", (error) => failed(`could not start (${error.message})`));
+    child.once("exit", (code, signal) => (code === 0 ? done() : failed(`failed (${signal ?? `exit code ${code}`})`)));
+  });
+}
+
+/** Creates a provider project. Throws a {@link CreateError} with a clear message on any failure. */
+export async function createProject(options: CreateOptions): Promise<CreatedProject> {
+  const directory = resolve(options.directory);
+  const template = options.template ?? "blank";
+  const transport = options.transport ?? "stdio";
+  const index = options.index ?? "lunr";
+  const name = options.name ?? packageNameFrom(directory);
+  const packageManager = options.packageManager ?? detectPackageManager();
+  const problem = invalidPackageName(name);
+  if (problem !== undefined) throw new CreateError(CREATE_ERROR_CODES.USAGE, `${problem}: pass --name`);
+  if (!(template in TEMPLATES)) throw new CreateError(CREATE_ERROR_CODES.USAGE, `unknown template '${template}'`);
+
+  await prepareDirectory(directory, options.overwrite === true);
+  const files = await generateFiles({
+    templatesDir: templatesDir(),
+    layers: TEMPLATES[template].layers(index),
+    destination: directory,
+    force: options.overwrite === true,
+    data: {
+      name,
+      providerName: name.replace(/^@[^/]+\//, ""),
+      template,
+      transport,
+      index,
+      stdio: transport === "stdio",
+      http: transport === "http",
+      version: OWN_VERSION,
+      run: packageManager === "npm" ? "npm run" : packageManager,
+      packageManager,
+    },
+  });
+  const manifest = packageJsonOf({ name, template, transport, index });
+  await writeFile(join(directory, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  files.push("package.json");
+  files.sort();
+  const install = options.install ?? true;
+  if (install) await installDependencies(directory, packageManager);
+  return { directory, name, template, transport, index, files, installed: install, packageManager };
+}

@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { detectPackageManager, invalidPackageName, packageNameFrom } from "./create-project.js";
+import { generateFiles } from "./generate.js";
+import { packageJsonOf, TEMPLATE_NAMES, TEMPLATES } from "./templates.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "ocp-generate-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function put(root: string, files: Record<string, string>) {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+}
+
+// TypeScript that looks like Handlebars (`${{ … }}`): a verbatim file must survive it. Split so no linter reads a placeholder.
+const LOOKS_LIKE_HANDLEBARS = ["export const t = `$", "{{ a: 1 }.a}`; // {{not a template}}\n"].join("");
+
+describe("generateFiles", () => {
+  const templates = join(tmp, "templates");
+  put(templates, {
+    "base/README.md.hbs": "# {{{name}}}\n\n{{> about}}\n{{#if http}}HTTP{{else}}stdio{{/if}}\n",
+    "base/_gitignore": "node_modules/\n",
+    "base/src/shared.ts": LOOKS_LIKE_HANDLEBARS,
+    "base/_partials/about.hbs": "base about\n",
+    "base/src/provider.ts.hbs": "export const name = {{{json name}}};\n",
+    "extra/_partials/about.hbs": "extra about\n",
+    "extra/src/provider.ts.hbs": "export const replaced = {{{json name}}};\n",
+    "extra/src/__fileName__.ts.hbs": "// {{fileName}}\n",
+  });
+
+  it("renders .hbs files, copies the rest byte for byte, renames _gitignore, and lets later layers win", async () => {
+    const destination = join(tmp, "out");
+    const files = await generateFiles({
+      templatesDir: templates,
+      layers: ["base", "extra"],
+      destination,
+      force: false,
+      data: { name: 'say "hi"', http: true, fileName: "tickets" },
+    });
+    expect(files).toEqual([".gitignore", "README.md", "src/provider.ts", "src/shared.ts", "src/tickets.ts"]);
+    expect(readFileSync(join(destination, "README.md"), "utf8")).toBe('# say "hi"\n\nextra about\nHTTP\n');
+    expect(readFileSync(join(destination, "src/shared.ts"), "utf8")).toBe(LOOKS_LIKE_HANDLEBARS);
+    // JSON-quoted, not HTML-escaped: a name with quotes stays valid TypeScript.
+    expect(readFileSync(join(destination, "src/provider.ts"), "utf8")).toBe(
+      'export const replaced = "say \\"hi\\"";\n',
+    );
+    expect(readFileSync(join(destination, ".gitignore"), "utf8")).toBe("node_modules/\n");
+    expect(readFileSync(join(destination, "src/tickets.ts"), "utf8")).toBe("// tickets\n");
+  });
+
+  it("fails with a coded error, not a half-silent one, when a file exists and force is off", async () => {
+    const destination = join(tmp, "exists");
+    put(destination, { "src/provider.ts": "mine" });
+    await expect(
+      generateFiles({ templatesDir: templates, layers: ["base"], destination, force: false, data: { name: "x" } }),
+    ).rejects.toMatchObject({ code: "OCP_ERR_CREATE_GENERATE_FAILED", message: /already exists/ });
+    expect(readFileSync(join(destination, "src/provider.ts"), "utf8")).toBe("mine");
+  });
+});
+
+describe("project metadata", () => {
+  it("derives valid package names from directory names, and explains invalid ones", () => {
+    expect(packageNameFrom("/x/My Provider!")).toBe("my-provider");
+    expect(packageNameFrom("/x/__")).toBe("ocp-provider-project");
+    expect(invalidPackageName("@acme/docs")).toBeUndefined();
+    expect(invalidPackageName("Docs")).toMatch(/not a valid npm package name/);
+    expect(invalidPackageName("a".repeat(215))).toMatch(/214/);
+    expect(detectPackageManager("pnpm/9.1.0 npm/? node/v20.20.2 linux x64")).toBe("pnpm");
+    expect(detectPackageManager("npm/11.1.0 node/v20.20.2")).toBe("npm");
+    expect(detectPackageManager("")).toBe("npm");
+  });
+
+  it("pins third-party versions, depends on the template's plugin, and approves the install scripts it needs", () => {
+    for (const template of TEMPLATE_NAMES) {
+      const manifest = packageJsonOf({ name: "p", template, transport: "stdio", index: "sqlite" }) as {
+        dependencies: Record<string, string>;
+        devDependencies: Record<string, string>;
+        allowScripts: Record<string, boolean>;
+      };
+      expect(manifest.dependencies["ocp-provider"]).toMatch(/^\^\d+\.\d+\.\d+$/);
+      for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) {
+        if (!name.startsWith("ocp-")) expect(range, `${template}: ${name}`).toMatch(/^\d+\.\d+\.\d+$/);
+      }
+      const native = Object.keys(manifest.dependencies).some((name) => /symbols|facts|better-sqlite3/.test(name));
+      expect(manifest.allowScripts["better-sqlite3"] === true, template).toBe(
+        native && (template !== "search-index" || TEMPLATES[template].allowScripts("sqlite").length > 0),
+      );
+    }
+    expect(packageJsonOf({ name: "p", template: "ripgrep", transport: "http", index: "lunr" })).toMatchObject({
+      dependencies: { "ocp-plugin-ripgrep": expect.any(String) },
+      scripts: { inspect: "ocp inspect stdio -- ocp serve src/provider.ts" },
+    });
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * Errors of the scaffolder and the codemods: a stable code and a message written for
+ * the person at the terminal (see docs/create.md for the list).
+ */
+
+/** Stable codes of the generator's errors. */
+export const CREATE_ERROR_CODES = {
+  /** A command-line argument is missing or malformed (exit 2). */
+  USAGE: "OCP_ERR_USAGE",
+  /** The target directory is not empty and `--overwrite` was not given. */
+  TARGET_NOT_EMPTY: "OCP_ERR_CREATE_TARGET_NOT_EMPTY",
+  /** Writing the project failed (a template could not be rendered or a file written). */
+  GENERATE_FAILED: "OCP_ERR_CREATE_GENERATE_FAILED",
+  /** `npm install` (or the package manager in use) failed in the new project. */
+  INSTALL_FAILED: "OCP_ERR_CREATE_INSTALL_FAILED",
+  /** The person cancelled a prompt. */
+  CANCELLED: "OCP_ERR_CREATE_CANCELLED",
+  /** A codemod found no `defineProvider({ ... plugins: [...] })` it can edit. */
+  NO_PROVIDER: "OCP_ERR_CODEMOD_NO_PROVIDER",
+  /** A codemod target file or project is missing or unreadable. */
+  CODEMOD_TARGET: "OCP_ERR_CODEMOD_TARGET",
+} as const;
+
+/** One of {@link CREATE_ERROR_CODES}. */
+export type CreateErrorCode = (typeof CREATE_ERROR_CODES)[keyof typeof CREATE_ERROR_CODES];
+
+/** An error of the scaffolder or a codemod, with a stable code. */
+export class CreateError extends Error {
+  /** The stable code, e.g. `OCP_ERR_CREATE_TARGET_NOT_EMPTY`. */
+  readonly code: CreateErrorCode;
+  constructor(code: CreateErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "CreateError";
+    this.code = code;
+  }
+}

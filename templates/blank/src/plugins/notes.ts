@@ -1,0 +1,40 @@
+/**
+ * An example plugin: search a few notes by the words they share with the goal.
+ * Replace NOTES and search() with your own data — a database, an API, files on disk.
+ *
+ * A plugin returns candidates: content and how relevant it is (here in [0, 1]), plus
+ * anything it knows — a title, a uri, a line range. It never computes token costs,
+ * digests or citations: the framework does, and packs the best under the host's budget.
+ */
+import { definePlugin, type Plugin } from "ocp-provider";
+
+const NOTES = [
+  { id: "deploys", title: "Deploys", text: "Deploys run from the release branch, every weekday at 10:00." },
+  { id: "retries", title: "Retries", text: "Retries back off exponentially, starting at 100 ms, at most five times." },
+  {
+    id: "on-call",
+    title: "On-call",
+    text: "The on-call rotation changes on Mondays; page the secondary after 15 minutes.",
+  },
+];
+
+const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []);
+
+/** The example plugin. */
+export function notes(): Plugin {
+  return definePlugin({
+    name: "notes",
+    kinds: ["memory"],
+    search(query) {
+      const wanted = words(query.query_text ?? query.goal);
+      if (wanted.size === 0) return [];
+      return NOTES.flatMap((note) => {
+        const have = words(`${note.title} ${note.text}`);
+        const shared = [...wanted].filter((word) => have.has(word)).length;
+        return shared === 0
+          ? []
+          : [{ id: note.id, title: note.title, content: note.text, relevance: shared / wanted.size }];
+      });
+    },
+  });
+}

@@ -1,0 +1,182 @@
+/**
+ * A plugin over an HTTP search endpoint that answers JSON hits (Elasticsearch,
+ * OpenSearch, Typesense, Meilisearch, Algolia, your own service, ...): say how to ask
+ * and where each field of a hit is, and each query becomes one bounded request.
+ *
+ * `egress` tells the truth about where queries go: true unless the endpoint is on this
+ * machine (loopback). Put it in the provider's `dataFlow` so hosts ask for consent.
+ * This file is yours: edit it freely.
+ */
+import { type Candidate, type ContextQuery, definePlugin, type FrameKind, type Plugin, UserError } from "ocp-provider";
+
+/** One request to the endpoint. */
+export interface HttpSearchRequest {
+  url: string | URL;
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+}
+
+/** Options of {@link httpSearch}. */
+export interface HttpSearchOptions {
+  /** The endpoint. By default it is asked `GET <url>?<param>=<text>`. */
+  url: string | URL;
+  /** The query parameter of the default GET request; default `q`. */
+  param?: string;
+  /** Builds the request yourself (a POST with a JSON body, say) from the query text. */
+  request?: (text: string, query: ContextQuery) => HttpSearchRequest;
+  /** Headers sent with every request (an API key, say). */
+  headers?: Record<string, string>;
+  /** Where the hits are in the response: a dotted path (`hits.hits`); default the body itself if it is an array, else `hits`. */
+  hits?: string;
+  /** Where each field is in a hit, as dotted paths (`_source.body`). Only `content` is required. */
+  fields: { content: string; title?: string; uri?: string; id?: string; score?: string };
+  /** Bound on one request in milliseconds; default 5 000. */
+  timeoutMs?: number;
+  /** Largest response read, in bytes; default 8 MiB. */
+  maxResponseBytes?: number;
+  /** Plugin name (frame ids and provenance `method`); default `search-index`. */
+  name?: string;
+  /** Frame kind; default `doc`. */
+  kind?: FrameKind;
+  /** Most hits offered to the packer per query; default 50. */
+  limit?: number;
+}
+
+/** A plugin over an HTTP search endpoint, with `egress`: whether its queries leave this machine. */
+export type HttpSearchPlugin = Plugin & { readonly egress: boolean };
+
+/** A plugin answering queries from an HTTP search endpoint (see the file comment). */
+export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
+  const base = new URL(options.url);
+  const egress = !isLoopback(base.hostname);
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const limit = options.limit ?? 50;
+  const maxBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
+  const byScore = options.fields.score !== undefined;
+
+  const plugin = definePlugin({
+    name: options.name ?? "search-index",
+    kinds: [options.kind ?? "doc"],
+    // Engines' scores (BM25 and friends) are unbounded; without a score field, rank gives a unit score.
+    scores: byScore ? "unbounded" : "unit",
+    async search(query, { signal }) {
+      const text = query.query_text ?? query.goal;
+      const request = options.request?.(text, query) ?? defaultRequest(base, options.param ?? "q", text);
+      const url = new URL(request.url, base);
+      const where = url.host;
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: request.method ?? (request.body === undefined ? "GET" : "POST"),
+          headers: {
+            accept: "application/json",
+            ...(request.body === undefined ? {} : { "content-type": "application/json" }),
+            ...options.headers,
+            ...request.headers,
+          },
+          body: request.body === undefined ? undefined : JSON.stringify(request.body),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+          // A local endpoint must not be able to bounce the query to another host.
+          redirect: egress ? "follow" : "error",
+        });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if ((error as Error).name === "TimeoutError") {
+          throw new UserError(`the search endpoint at ${where} did not answer within ${timeoutMs} ms`);
+        }
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        throw new UserError(`could not reach the search endpoint at ${where}${cause ? ` (${cause})` : ""}`);
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new UserError(`the search endpoint at ${where} answered HTTP ${response.status}`);
+      }
+      const body = parseJson(await readCapped(response, maxBytes, where), where);
+      const hitsPath = options.hits ?? (Array.isArray(body) ? "" : "hits");
+      const hits = hitsPath === "" ? body : pick(body, hitsPath);
+      if (!Array.isArray(hits)) {
+        throw new UserError(`the search endpoint at ${where} answered JSON without an array of hits at '${hitsPath}'`);
+      }
+      const candidates: Candidate[] = [];
+      hits.forEach((hit, rank) => {
+        if (candidates.length === limit) return;
+        const content = asText(pick(hit, options.fields.content));
+        if (content === undefined || content.trim() === "") return;
+        const uri = asText(pick(hit, options.fields.uri));
+        const title = asText(pick(hit, options.fields.title));
+        const id = asText(pick(hit, options.fields.id));
+        const score = Number(pick(hit, options.fields.score));
+        candidates.push({
+          id: id ?? uri,
+          content,
+          relevance: byScore ? (Number.isFinite(score) && score > 0 ? score : 0) : 1 / (1 + rank),
+          title,
+          citationLabel: uri ?? title,
+          uri,
+          provenance: [{ type: "search-index", uri }],
+        });
+      });
+      return { candidates, omitted: Math.max(0, hits.length - candidates.length) };
+    },
+  });
+  return Object.freeze({ ...plugin, egress });
+}
+
+function defaultRequest(base: URL, param: string, text: string): HttpSearchRequest {
+  const url = new URL(base);
+  url.searchParams.set(param, text);
+  return { url };
+}
+
+/** True for a host name only this machine can reach. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+async function readCapped(response: Response, maxBytes: number, where: string): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new UserError(`the search endpoint at ${where} answered more than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UserError(`the search endpoint at ${where} answered something that is not JSON`);
+  }
+}
+
+/** The value at a dotted path (`_source.body`, `items.0.title`), or undefined. */
+export function pick(value: unknown, path: string | undefined): unknown {
+  if (path === undefined) return undefined;
+  let current = value;
+  for (const key of path.split(".")) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  // Highlighters often answer a list of fragments.
+  if (Array.isArray(value) && value.every((part) => typeof part === "string")) return value.join("\n");
+  return undefined;
+}

@@ -1,0 +1,255 @@
+/**
+ * `create-ocp-provider` as a person or a CI script meets it: the built command in a
+ * real child process, stdin from /dev/null (no terminal), checked for exit codes,
+ * messages, what it writes — and that it never waits for input.
+ */
+import { spawn } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../../generators/bin/create-ocp-provider.js", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "ocp-create-cli-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command with stdin on /dev/null; a run that outlives 20 s is killed and fails the test. */
+function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? tmp,
+      env: { ...process.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`create-ocp-provider ${args.join(" ")} hung (waiting for input?)\n${stdout}\n${stderr}`));
+    }, 20_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+
+describe("create-ocp-provider without a terminal", () => {
+  it("prints its usage with --help and exits 0", async () => {
+    const { code, stdout } = await run(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("--template <name>");
+    expect(stdout).toContain("blank | search-index | ripgrep | symbols | facts");
+  });
+
+  it("refuses to guess a directory instead of prompting: exit 2 with the command to run", async () => {
+    const { code, stderr } = await run([]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("no directory given");
+    expect(stderr).toContain("--yes");
+  });
+
+  it("names the problem with a bad flag and exits 2, writing nothing", async () => {
+    for (const [args, message] of [
+      [
+        ["x1", "--template", "vue"],
+        "--template must be one of blank, search-index, ripgrep, symbols, facts, not 'vue'",
+      ],
+      [["x1", "--transport", "ws"], "--transport must be one of stdio, http"],
+      [["x1", "--template", "blank", "--index", "sqlite"], "--index applies to --template search-index only"],
+      [["x1", "--name", "Bad Name"], "'Bad Name' is not a valid npm package name"],
+      [["x1", "--frobnicate"], "Unknown option '--frobnicate'"],
+      [["x1", "x2"], "expected one directory"],
+    ] as const) {
+      const { code, stderr } = await run([...args]);
+      expect(code, args.join(" ")).toBe(2);
+      expect(stderr).toContain(message);
+    }
+    expect(existsSync(join(tmp, "x1"))).toBe(false);
+  });
+
+  it("writes a project with the flags it was given and prints the next commands", async () => {
+    const { code, stdout } = await run([
+      "team-docs",
+      "--template",
+      "search-index",
+      "--index",
+      "sqlite",
+      "--transport",
+      "http",
+      "--name",
+      "@acme/team-docs",
+      "--no-install",
+    ]);
+    expect(code).toBe(0);
+    const dir = join(tmp, "team-docs");
+    expect(manifestOf(dir)).toMatchObject({
+      name: "@acme/team-docs",
+      dependencies: { "better-sqlite3": "12.11.1", "ocp-provider": expect.stringMatching(/^\^\d/) },
+      allowScripts: { "better-sqlite3": true },
+    });
+    expect(readFileSync(join(dir, "src/provider.ts"), "utf8")).toContain('name: "team-docs"');
+    expect(readFileSync(join(dir, "src/main.ts"), "utf8")).toContain("runHttp(provider");
+    expect(existsSync(join(dir, ".gitignore"))).toBe(true);
+    expect(existsSync(join(dir, "src/adapters/sqlite-fts5.ts"))).toBe(true);
+    expect(existsSync(join(dir, "src/adapters/lunr-index.ts"))).toBe(false);
+    expect(stdout).toContain("cd team-docs\n  npm install\n  npm test");
+  });
+
+  it("refuses a non-empty directory (exit 1, nothing touched) unless --overwrite, which keeps .git", async () => {
+    const dir = join(tmp, "occupied");
+    mkdirSync(join(dir, ".git"), { recursive: true });
+    writeFileSync(join(dir, "notes.txt"), "mine");
+    const refused = await run(["occupied", "--no-install"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is not empty (notes.txt)");
+    expect(refused.stderr).toContain("--overwrite");
+    expect(readdirSync(dir).sort()).toEqual([".git", "notes.txt"]);
+
+    const overwritten = await run(["occupied", "--no-install", "--overwrite"]);
+    expect(overwritten.code).toBe(0);
+    expect(existsSync(join(dir, "notes.txt"))).toBe(false);
+    expect(existsSync(join(dir, ".git"))).toBe(true);
+    expect(manifestOf(dir).name).toBe("occupied");
+  });
+
+  it("takes every default with --yes, into ./my-ocp-provider", async () => {
+    const cwd = join(tmp, "yes");
+    mkdirSync(cwd);
+    const { code } = await run(["--yes", "--no-install"], { cwd });
+    expect(code).toBe(0);
+    const manifest = manifestOf(join(cwd, "my-ocp-provider"));
+    expect(manifest.name).toBe("my-ocp-provider");
+    expect(manifest.description).toContain("blank, stdio");
+  });
+
+  it("exits 1 with a clear message when the install fails, and leaves the project written", async () => {
+    // A stand-in npm that fails the way a broken registry or compiler does.
+    const fakeBin = join(tmp, "fake-bin");
+    mkdirSync(fakeBin);
+    writeFileSync(join(fakeBin, "npm"), "#!/bin/sh\necho 'npm ERR! network unreachable' >&2\nexit 3\n");
+    chmodSync(join(fakeBin, "npm"), 0o755);
+    const { code, stderr } = await run(["installs", "--template", "blank"], {
+      env: { PATH: `${fakeBin}${delimiter}${process.env.PATH}`, npm_config_user_agent: "" },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain("npm ERR! network unreachable");
+    expect(stderr).toContain("npm install failed (exit code 3)");
+    expect(stderr).toContain("run npm install there");
+    expect(existsSync(join(tmp, "installs", "src/provider.ts"))).toBe(true);
+  });
+});
+
+describe("create-ocp-provider on a terminal", () => {
+  it("asks for what the flags left open, with arrow keys and Enter, then writes the project", async () => {
+    // `script` gives the command a real pseudo-terminal; we type as a person would, after each question shows.
+    // A pseudo-terminal starts with no size, and prompts wrap at its width: give it one.
+    const command = `stty cols 120 rows 40; exec "${process.execPath}" "${BIN}" --no-install`;
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      cwd: tmp,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let screen = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      screen += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const answer = async (question: string, keys: string) => {
+      const deadline = Date.now() + 15_000;
+      while (!screen.includes(question)) {
+        if (Date.now() > deadline) throw new Error(`never asked '${question}':\n${screen}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      child.stdin.write(keys);
+    };
+    try {
+      await answer("Where should the project go?", "tty-project\r");
+      await answer("Which template?", "\x1b[B\r"); // one down from blank: search-index
+      await answer("Which kind of index does it wrap?", "\x1b[B\r"); // one down from lunr: sqlite
+      await answer("How do hosts reach it?", "\r"); // stdio
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    const dir = join(tmp, "tty-project");
+    expect(manifestOf(dir).description).toContain("search-index, stdio");
+    expect(existsSync(join(dir, "src/adapters/sqlite-fts5.ts"))).toBe(true);
+  });
+});
+
+describe("create-ocp-provider add plugin / generate plugin", () => {
+  it("adds a plugin package to a generated project once, and says so the second time", async () => {
+    expect((await run(["with-rg", "--no-install"])).code).toBe(0);
+    const cwd = join(tmp, "with-rg");
+    const first = await run(["add", "plugin", "ripgrep"], { cwd });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("src/provider.ts: added import and plugin for ocp-plugin-ripgrep");
+    expect(first.stdout).toContain("Next: npm install");
+    const provider = readFileSync(join(cwd, "src/provider.ts"), "utf8");
+    expect(provider).toContain('import { ripgrep } from "ocp-plugin-ripgrep";');
+    expect(provider).toContain('plugins: [notes(), ripgrep({ root: "." })],');
+    expect(manifestOf(cwd).dependencies["ocp-plugin-ripgrep"]).toMatch(/^\^\d/);
+
+    const second = await run(["add", "plugin", "ripgrep"], { cwd });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("already uses ocp-plugin-ripgrep: nothing to do");
+    expect(readFileSync(join(cwd, "src/provider.ts"), "utf8")).toBe(provider);
+  });
+
+  it("explains a file without defineProvider (exit 1) and an unknown plugin (exit 2)", async () => {
+    writeFileSync(join(tmp, "plain.ts"), "export const x = 1;\n");
+    const missing = await run(["add", "plugin", "facts", "--file", "plain.ts"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no defineProvider({ ... }) call");
+    const unknown = await run(["add", "plugin", "elastic"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown plugin 'elastic' (expected ripgrep, symbols, facts)");
+  });
+
+  it("generates a plugin with its test and wires it in; refuses to overwrite it", async () => {
+    expect((await run(["with-tickets", "--no-install"])).code).toBe(0);
+    const cwd = join(tmp, "with-tickets");
+    const made = await run(["generate", "plugin", "release-notes", "--kind", "doc"], { cwd });
+    expect(made.code).toBe(0);
+    expect(made.stdout).toContain("wrote src/plugins/release-notes.ts");
+    expect(made.stdout).toContain("wrote test/plugins/release-notes.test.ts");
+    const plugin = readFileSync(join(cwd, "src/plugins/release-notes.ts"), "utf8");
+    expect(plugin).toContain("export function releaseNotes(): Plugin");
+    expect(plugin).toContain('name: "release-notes"');
+    const provider = readFileSync(join(cwd, "src/provider.ts"), "utf8");
+    expect(provider).toContain('import { releaseNotes } from "./plugins/release-notes.js";');
+    expect(provider).toContain("plugins: [notes(), releaseNotes()],");
+
+    const again = await run(["generate", "plugin", "release-notes"], { cwd });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("src/plugins/release-notes.ts already exists");
+    expect(readFileSync(join(cwd, "src/provider.ts"), "utf8")).toBe(provider);
+    const badName = await run(["generate", "plugin", "Release Notes"], { cwd });
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain("must be kebab-case");
+  });
+});

@@ -1,0 +1,299 @@
+/**
+ * The packaging test: what a user gets from `npm create ocp-provider`, built from the
+ * tarballs we would publish. It packs every workspace package, installs the packed
+ * create-ocp-provider outside this repository, scaffolds every template × transport
+ * with it, installs each project from the local tarballs (nothing of ours from a
+ * registry; third-party packages from the npm registry) and runs the project's own
+ * `npm test`: typecheck, its tests, and the OCP conformance suite.
+ *
+ * Slow by nature (npm installs; better-sqlite3 compiles for three templates), so:
+ * one install per distinct dependency set, reused by the other transport; the user's
+ * npm cache with --prefer-offline; and at most two jobs at once on two cores.
+ */
+import { type SpawnOptions, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+/** Workspaces we publish, by package name. */
+const PACKAGES = {
+  "ocp-provider": "framework",
+  "ocp-plugin-ripgrep": "plugins/ripgrep",
+  "ocp-plugin-symbols": "plugins/symbols",
+  "ocp-plugin-facts": "plugins/facts",
+  "create-ocp-provider": "generators",
+} as const;
+type Ours = keyof typeof PACKAGES;
+
+interface Case {
+  template: string;
+  index?: string;
+  transport: "stdio" | "http";
+  /** Run before installing, in the new project: a codemod a user would run. */
+  codemod?: string[];
+}
+
+const CASES: Case[] = [
+  { template: "blank", transport: "stdio", codemod: ["generate", "plugin", "tickets"] },
+  { template: "blank", transport: "http", codemod: ["add", "plugin", "ripgrep"] },
+  ...["lunr", "sqlite", "http"].flatMap((index) =>
+    (["stdio", "http"] as const).map((transport) => ({ template: "search-index", index, transport })),
+  ),
+  ...["ripgrep", "symbols", "facts"].flatMap((template) =>
+    (["stdio", "http"] as const).map((transport) => ({ template, transport })),
+  ),
+];
+const nameOf = (c: Case) => [c.template, c.index, c.transport].filter(Boolean).join("-");
+// OCP_SCAFFOLD_CASES=blank-stdio,ripgrep-http runs only those (while working on one template).
+const only = process.env.OCP_SCAFFOLD_CASES?.split(",");
+if (only !== undefined) CASES.splice(0, CASES.length, ...CASES.filter((c) => only.includes(nameOf(c))));
+
+const MINUTES = 60_000;
+const tmp = mkdtempSync(join(tmpdir(), "ocp-scaffold-"));
+const tarballs = new Map<Ours, string>();
+let createBin = "";
+
+afterAll(() => {
+  process.stderr.write(
+    `scaffold-packages: ${CASES.length} projects in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+  );
+  if (process.env.OCP_KEEP_SCAFFOLD === undefined) rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The environment of the outer `npm test`/vitest, minus what would steer the nested npm and vitest. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !/^(npm_|VITEST|TINYPOOL|NODE_OPTIONS$|INIT_CWD$|NODE_ENV$|FORCE_COLOR$)/i.test(key),
+    ),
+  );
+  return { ...env, NO_COLOR: "1" };
+}
+
+interface Done {
+  code: number | null;
+  /** stdout and stderr, interleaved. */
+  output: string;
+  stdout: string;
+  ms: number;
+}
+
+/** Runs a command; resolves with its exit code and interleaved output (never rejects). */
+function sh(command: string, args: string[], options: SpawnOptions & { cwd: string }): Promise<Done> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      ...options,
+      env: options.env ?? cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    let stdout = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+      stdout += chunk;
+    });
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    child.once("error", (error) =>
+      resolve({ code: -1, output: `${output}\n${error.message}`, stdout, ms: Date.now() - started }),
+    );
+    child.once("exit", (code) => resolve({ code, output, stdout, ms: Date.now() - started }));
+  });
+}
+
+/** At most `n` jobs at once. */
+function limiter(n: number) {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async <T>(job: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((resolve) => queue.push(resolve));
+    active++;
+    try {
+      return await job();
+    } finally {
+      active--;
+      queue.shift()?.();
+    }
+  };
+}
+const slot = limiter(2);
+
+/** Points our packages at the local tarballs: direct dependencies and, via overrides, transitive ones. */
+function useTarballs(dir: string): void {
+  const file = join(dir, "package.json");
+  const manifest = JSON.parse(readFileSync(file, "utf8"));
+  for (const kind of ["dependencies", "devDependencies"]) {
+    for (const name of Object.keys(manifest[kind] ?? {})) {
+      const tarball = tarballs.get(name as Ours);
+      if (tarball !== undefined) manifest[kind][name] = `file:${tarball}`;
+    }
+  }
+  manifest.overrides = Object.fromEntries([...tarballs].map(([name, tarball]) => [name, `file:${tarball}`]));
+  writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** Every package of ours in a lockfile, and where it was resolved from. */
+function oursInLock(dir: string): { path: string; resolved: string | undefined }[] {
+  const lock = JSON.parse(readFileSync(join(dir, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { resolved?: string }>;
+  };
+  return Object.entries(lock.packages)
+    .filter(([path]) => Object.keys(PACKAGES).some((name) => path.endsWith(`node_modules/${name}`)))
+    .map(([path, entry]) => ({ path, resolved: entry.resolved }));
+}
+
+const npmInstall = (cwd: string) =>
+  sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd });
+
+/** One install per dependency set: the first project of a set installs, the others copy its node_modules. */
+const installs = new Map<string, Promise<{ dir: string; done: Done }>>();
+
+interface Outcome {
+  steps: { step: string; done: Done }[];
+  dir: string;
+}
+
+async function scaffoldAndTest(c: Case): Promise<Outcome> {
+  const dir = join(tmp, "projects", nameOf(c));
+  const steps: Outcome["steps"] = [];
+  const step = async (name: string, done: Promise<Done>) => {
+    const result = await done;
+    steps.push({ step: name, done: result });
+    if (result.code !== 0) throw Object.assign(new Error(`${name} failed`), { outcome: { steps, dir } });
+    return result;
+  };
+  const flags = ["--template", c.template, "--transport", c.transport, "--no-install"];
+  if (c.index !== undefined) flags.push("--index", c.index);
+  await step("create", sh(process.execPath, [createBin, dir, ...flags], { cwd: tmp }));
+  if (c.codemod !== undefined)
+    await step(c.codemod.join(" "), sh(process.execPath, [createBin, ...c.codemod], { cwd: dir }));
+  useTarballs(dir);
+  // The dependency set: what npm install reads (names, scripts and descriptions differ by transport).
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const key = JSON.stringify(
+    ["dependencies", "devDependencies", "overrides", "allowScripts"].map((field) => manifest[field]),
+  );
+  let install = installs.get(key);
+  if (install === undefined) {
+    install = slot(async () => ({ dir, done: await npmInstall(dir) }));
+    installs.set(key, install);
+    await step(
+      "npm install",
+      install.then((result) => result.done),
+    );
+  } else {
+    const first = await install;
+    if (first.done.code !== 0) await step("npm install (shared)", Promise.resolve(first.done));
+    const started = Date.now();
+    cpSync(join(first.dir, "node_modules"), join(dir, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    cpSync(join(first.dir, "package-lock.json"), join(dir, "package-lock.json"));
+    steps.push({
+      step: `copy node_modules of ${first.dir}`,
+      done: { code: 0, output: "", stdout: "", ms: Date.now() - started },
+    });
+  }
+  await step(
+    "npm test",
+    slot(() => sh("npm", ["test"], { cwd: dir })),
+  );
+  return { steps, dir };
+}
+
+function report(outcome: Outcome): string {
+  return outcome.steps
+    .map(
+      ({ step, done }) =>
+        `--- ${step}: exit ${done.code} in ${(done.ms / 1000).toFixed(1)} s\n${done.output.slice(-6000)}`,
+    )
+    .join("\n");
+}
+
+const runs = new Map<string, Promise<Outcome>>();
+let started = Date.now();
+
+beforeAll(async () => {
+  started = Date.now();
+  for (const workspace of Object.values(PACKAGES)) {
+    if (!existsSync(join(REPO, workspace, "dist"))) {
+      throw new Error(`${workspace}/dist is missing: run \`npm run build\` first (npm test does)`);
+    }
+  }
+  const packDir = join(tmp, "tarballs");
+  mkdirSync(packDir);
+  const workspaces = Object.values(PACKAGES).flatMap((workspace) => ["-w", workspace]);
+  const pack = await sh("npm", ["pack", ...workspaces, "--pack-destination", packDir, "--json"], { cwd: REPO });
+  if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.output}`);
+  const packed = JSON.parse(pack.stdout) as {
+    name: Ours;
+    filename: string;
+    files: { path: string }[];
+  }[];
+  for (const entry of packed) tarballs.set(entry.name, join(packDir, entry.filename));
+  const creator = packed.find((entry) => entry.name === "create-ocp-provider");
+  const shipped = new Set(creator?.files.map((file) => file.path));
+  for (const required of [
+    "templates/base/src/main.ts.hbs",
+    "templates/base/_gitignore",
+    "templates/blank/src/provider.ts.hbs",
+    "templates/search-index/lunr/src/adapters/lunr-index.ts",
+    "templates/search-index/sqlite/src/adapters/sqlite-fts5.ts",
+    "templates/search-index/http/src/adapters/http-search.ts",
+    "templates/ripgrep/src/provider.ts.hbs",
+    "templates/symbols/src/provider.ts.hbs",
+    "templates/facts/src/provider.ts.hbs",
+    "templates/plugin/src/plugins/__fileName__.ts.hbs",
+    "bin/create-ocp-provider.js",
+    "dist/cli/main.js",
+  ]) {
+    if (!shipped.has(required)) throw new Error(`the create-ocp-provider tarball lacks ${required}`);
+  }
+
+  // `npm create` installs the package and runs its bin: do the same, outside this repository.
+  const cli = join(tmp, "cli");
+  mkdirSync(cli);
+  writeFileSync(join(cli, "package.json"), JSON.stringify({ name: "cli", private: true, dependencies: {} }));
+  useTarballs(cli);
+  const manifest = JSON.parse(readFileSync(join(cli, "package.json"), "utf8"));
+  manifest.dependencies["create-ocp-provider"] = `file:${tarballs.get("create-ocp-provider")}`;
+  writeFileSync(join(cli, "package.json"), JSON.stringify(manifest, null, 2));
+  const installed = await npmInstall(cli);
+  if (installed.code !== 0) throw new Error(`installing the packed create-ocp-provider failed:\n${installed.output}`);
+  createBin = join(cli, "node_modules/create-ocp-provider/bin/create-ocp-provider.js");
+  for (const c of CASES) runs.set(nameOf(c), scaffoldAndTest(c));
+  // Nothing is awaited here: the cases run concurrently (bounded), and each test awaits its own.
+  for (const run of runs.values()) run.catch(() => {});
+}, 10 * MINUTES);
+
+describe("npm create ocp-provider, from the packed tarballs", () => {
+  it.each(CASES.map((c) => [nameOf(c), c] as const))(
+    "%s: scaffolds, installs from the local tarballs, and its npm test passes (conformance included)",
+    async (name) => {
+      let outcome: Outcome;
+      try {
+        outcome = await (runs.get(name) as Promise<Outcome>);
+      } catch (error) {
+        const failed = (error as { outcome?: Outcome }).outcome;
+        throw new Error(`${(error as Error).message}\n${failed ? report(failed) : ""}`);
+      }
+      // Nothing of ours came from a registry.
+      for (const { path, resolved } of oursInLock(outcome.dir)) {
+        expect(resolved, `${name}: ${path}`).toMatch(/^file:/);
+      }
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes, should a tool print them anyway
+      const test = (outcome.steps.find((s) => s.step === "npm test")?.done.output ?? "").replace(/\x1b\[[0-9;]*m/g, "");
+      // vitest's summary: every test ran and passed (none skipped or todo).
+      const [, passed, total] = /^\s*Tests\s+(\d+) passed \((\d+)\)\s*$/m.exec(test) ?? [];
+      expect(Number(passed), `${name}: vitest summary`).toBeGreaterThan(0);
+      expect(passed).toBe(total);
+      const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+      const timings = outcome.steps.map(({ step, done }) => `${step.split(" of ")[0]} ${seconds(done.ms)}`);
+      process.stderr.write(`scaffold-packages: ${name}: ${timings.join(", ")}\n`);
+    },
+    40 * MINUTES,
+  );
+});
