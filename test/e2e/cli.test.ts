@@ -1,5 +1,8 @@
 /** The `ocp` command as a person or a host runs it: real processes, real exit codes. */
 import { execFile } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { exitWithin, OCP_BIN, REPO, spawnNode } from "../support/child.js";
@@ -60,6 +63,27 @@ describe("ocp query", () => {
     const notProvider = await ocp(["query", "test/support/child.ts", "x"]);
     expect(notProvider.code).toBe(1);
     expect(notProvider.stderr).toMatch(/has no provider/);
+  });
+});
+
+describe("ocp add / ocp generate", () => {
+  it("forwards to create-ocp-provider's codemods: a plugin is wired into defineProvider, once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocp-add-"));
+    try {
+      const file = join(dir, "provider.ts");
+      copyFileSync(join(REPO, "examples/hello-provider.ts"), file);
+      const first = await ocp(["add", "plugin", "ripgrep", "--file", file, "--no-package-json"]);
+      expect(first.code).toBe(0);
+      const edited = readFileSync(file, "utf8");
+      expect(edited).toContain('import { ripgrep } from "ocp-plugin-ripgrep";');
+      expect(edited).toMatch(/plugins: \[[\s\S]*ripgrep\(/);
+      const second = await ocp(["add", "plugin", "ripgrep", "--file", file, "--no-package-json"]);
+      expect(second.code).toBe(0);
+      expect(readFileSync(file, "utf8")).toBe(edited);
+      expect((await ocp(["add", "plugin", "nonesuch", "--file", file])).code).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
