@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import { parseListenAddress } from "../transport/listen.js";
+import { serveProvider } from "../transport/serve.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { loadProvider } from "./load-provider.js";
 import { renderFrames } from "./render.js";
@@ -64,20 +65,13 @@ async function serveCommand(args: string[]): Promise<void> {
   );
   const [module] = positionals;
   if (module === undefined || positionals.length > 1) throw usageError("ocp serve takes exactly one module");
-  if (values.http === undefined) {
-    const { guardStdout, runStdio } = await import("../transport/stdio.js");
-    // Before the module loads: whatever it prints must not reach stdout.
-    guardStdout();
-    await runStdio(await loadProvider(module));
-    return;
+  let http: { host: string; port: number } | undefined;
+  if (values.http !== undefined) {
+    http = parseListenAddress(values.http);
+    if (http === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
   }
-  const listen = parseListenAddress(values.http);
-  if (listen === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
-  const { runHttp } = await import("../transport/http.js");
-  const provider = await loadProvider(module);
-  const token = values.token ?? process.env.OCP_HTTP_TOKEN;
-  const server = await runHttp(provider, { ...listen, token });
-  process.stderr.write(`${provider.info.name} ${provider.info.version} listening on ${server.url}\n`);
+  // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
+  await serveProvider(() => loadProvider(module), { http, token: values.token });
 }
 
 async function queryCommand(args: string[]): Promise<void> {

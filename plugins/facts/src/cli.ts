@@ -345,27 +345,20 @@ const COMMANDS: Record<string, Command> = {
       name: { type: "string" },
       "store-name": { type: "string" },
     });
-    const listen = values.http === undefined ? undefined : parseListen(values.http as string);
-    if (listen === undefined) {
-      const { guardStdout } = await import("ocp-provider/stdio");
-      guardStdout(); // from here on, stdout carries envelopes only
-    }
-    const store = await openFactStore({ ...storeOptions(values, false), name: text(values, "store-name") });
-    const provider = createFactsProvider({
-      store,
-      asKnownAt: text(values, "as-known-at"),
-      providerName: text(values, "name"),
-    });
-    if (listen === undefined) {
-      const { runStdio } = await import("ocp-provider/stdio");
-      await runStdio(provider);
-      return;
-    }
-    const { runHttp } = await import("ocp-provider/http");
-    const token = text(values, "token") ?? process.env.OCP_HTTP_TOKEN;
-    const server = await runHttp(provider, { ...listen, token });
-    process.stderr.write(
-      `${provider.info.name} ${provider.info.version} (${store.backend.location}) listening on ${server.url}\n`,
+    const http = values.http === undefined ? undefined : parseListen(values.http as string);
+    const { serveProvider } = await import("ocp-provider/serve");
+    let location = "";
+    await serveProvider(
+      async () => {
+        const store = await openFactStore({ ...storeOptions(values, false), name: text(values, "store-name") });
+        location = store.backend.location;
+        return createFactsProvider({
+          store,
+          asKnownAt: text(values, "as-known-at"),
+          providerName: text(values, "name"),
+        });
+      },
+      { http, token: text(values, "token"), detail: () => location },
     );
   },
 };

@@ -117,23 +117,15 @@ export async function main(argv: readonly string[]): Promise<number | "serving">
     process.stderr.write(`ocp-ripgrep: ${message}\n\n${USAGE}`);
     return 2;
   }
-  if (parsed.http === undefined) {
-    // Before anything else loads or runs: stdout is for envelopes only.
-    const { guardStdout } = await import("ocp-provider/stdio");
-    guardStdout();
-  }
   try {
     // Fail now, with the reason, rather than serve a provider whose only plugin cannot run.
     const rg = await findRipgrep({ rgPath: parsed.options.rgPath });
+    const { serveProvider } = await import("ocp-provider/serve");
     const { ripgrepProvider } = await import("./provider.js");
-    const provider = ripgrepProvider({ ...parsed.options, rgPath: rg.path });
-    if (parsed.http === undefined) {
-      const { runStdio } = await import("ocp-provider/stdio");
-      return await runStdio(provider);
-    }
-    const { runHttp } = await import("ocp-provider/http");
-    const server = await runHttp(provider, { ...parsed.http, token: parsed.token });
-    process.stderr.write(`${provider.info.name} ${provider.info.version} listening on ${server.url}\n`);
+    await serveProvider(() => ripgrepProvider({ ...parsed.options, rgPath: rg.path }), {
+      http: parsed.http,
+      token: parsed.token,
+    });
     return "serving";
   } catch (error) {
     process.stderr.write(`ocp-ripgrep: ${error instanceof Error ? error.message : String(error)}\n`);

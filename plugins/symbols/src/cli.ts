@@ -139,22 +139,11 @@ export async function main(argv: readonly string[]): Promise<number | "serving">
     process.stderr.write(`ocp-symbols: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  if (parsed.http === undefined && !parsed.index) {
-    // Before anything else loads or runs: stdout is for envelopes only.
-    const { guardStdout } = await import("ocp-provider/stdio");
-    guardStdout();
-  }
   try {
     if (parsed.index) return await indexOnce(parsed.options);
+    const { serveProvider } = await import("ocp-provider/serve");
     const { symbolsProvider } = await import("./provider.js");
-    const provider = symbolsProvider(parsed.options);
-    if (parsed.http === undefined) {
-      const { runStdio } = await import("ocp-provider/stdio");
-      return await runStdio(provider);
-    }
-    const { runHttp } = await import("ocp-provider/http");
-    const server = await runHttp(provider, { ...parsed.http, token: parsed.token });
-    process.stderr.write(`${provider.info.name} ${provider.info.version} listening on ${server.url}\n`);
+    await serveProvider(() => symbolsProvider(parsed.options), { http: parsed.http, token: parsed.token });
     return "serving";
   } catch (error) {
     process.stderr.write(`ocp-symbols: ${(error as Error).message}\n`);

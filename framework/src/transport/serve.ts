@@ -1,0 +1,40 @@
+/**
+ * `ocp-provider/serve`: serve a provider over stdio or HTTP the way every `ocp-*`
+ * command does, so a provider's own bin is a few lines of argument parsing.
+ */
+import type { Provider } from "../provider/provider.js";
+
+/** Options of {@link serveProvider}. */
+export interface ServeOptions {
+  /** Serve over streamable HTTP on this address; over stdio when absent. */
+  http?: { host: string; port: number };
+  /** Bearer token required over HTTP; default the `OCP_HTTP_TOKEN` environment variable. */
+  token?: string;
+  /** Words added to the "listening on" line, such as where the data lives. */
+  detail?: (provider: Provider) => string | undefined;
+}
+
+/**
+ * Serves the provider that `load` makes. Over stdio, stdout is guarded *before* `load`
+ * runs, so nothing loading prints can reach the host, and the process ends with the
+ * session (this never resolves). Over HTTP it resolves once listening, after writing
+ * `<name> <version> listening on <url>` to stderr; SIGTERM drains and exits.
+ * Transports load on demand: serving over stdio never loads the HTTP server.
+ */
+export async function serveProvider(
+  load: () => Provider | Promise<Provider>,
+  options: ServeOptions = {},
+): Promise<void> {
+  if (options.http === undefined) {
+    const { guardStdout, runStdio } = await import("./stdio.js");
+    guardStdout();
+    await runStdio(await load());
+    return;
+  }
+  const { runHttp } = await import("./http.js");
+  const provider = await load();
+  const server = await runHttp(provider, { ...options.http, token: options.token ?? process.env.OCP_HTTP_TOKEN });
+  const detail = options.detail?.(provider);
+  const who = `${provider.info.name} ${provider.info.version}${detail ? ` (${detail})` : ""}`;
+  process.stderr.write(`${who} listening on ${server.url}\n`);
+}
