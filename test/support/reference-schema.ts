@@ -1,12 +1,14 @@
 /**
- * The reference JSON Schema of ocp/1.0-draft (from the shared spec folder), compiled
- * with ajv for draft 2020-12: the judge of "everything we emit validates".
+ * The reference JSON Schema of ocp/1.0-draft, compiled with ajv for draft 2020-12: the
+ * judge of "everything we emit validates". The schema and the golden vectors are vendored
+ * in test/reference/ (a fresh clone has nothing beside it); test/reference.test.ts keeps
+ * them identical to the spec's copies when those are at hand.
  */
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 
-/** The shared reference folder: golden vectors and the reference schema. */
-export const REFERENCE_DIR = new URL("../../../shared/reference/ocp-1.0-draft/", import.meta.url);
+/** The vendored reference folder: golden vectors and the reference schema. */
+export const REFERENCE_DIR = new URL("../reference/ocp-1.0-draft/", import.meta.url);
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validate = ajv.compile(JSON.parse(readFileSync(new URL("ocp-envelope.schema.json", REFERENCE_DIR), "utf8")));

@@ -7,11 +7,11 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MessageLog, referenceSchemaErrors } from "./schema.js";
 
-const REFERENCE = new URL("../../../../shared/reference/ocp-1.0-draft/", import.meta.url);
+const REFERENCE = new URL("../../../test/reference/ocp-1.0-draft/", import.meta.url);
 const SHIPPED = new URL("../../schema/ocp-envelope.reference.schema.json", import.meta.url);
 
 describe("the shipped reference schema", () => {
-  it("is a byte-for-byte copy of the shared reference", () => {
+  it("is a byte-for-byte copy of the reference schema", () => {
     expect(readFileSync(SHIPPED, "utf8")).toBe(readFileSync(new URL("ocp-envelope.schema.json", REFERENCE), "utf8"));
   });
 

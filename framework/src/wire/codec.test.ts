@@ -21,7 +21,7 @@ import {
 import { buildEnvelopeJsonSchema } from "./json-schema.js";
 import type { Envelope } from "./schemas.js";
 
-const REFERENCE_DIR = new URL("../../../../shared/reference/ocp-1.0-draft/", import.meta.url);
+const REFERENCE_DIR = new URL("../../../test/reference/ocp-1.0-draft/", import.meta.url);
 const readReference = (name: string) => readFileSync(new URL(name, REFERENCE_DIR), "utf8");
 
 const referenceMessages = JSON.parse(readReference("reference-messages.json")) as WireObject[];

@@ -3,7 +3,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { buildEnvelopeJsonSchema, ENVELOPE_SCHEMA_ID } from "./json-schema.js";
 
-const REFERENCE_DIR = new URL("../../../../shared/reference/ocp-1.0-draft/", import.meta.url);
+const REFERENCE_DIR = new URL("../../../test/reference/ocp-1.0-draft/", import.meta.url);
 const COMMITTED_SCHEMA = new URL("../../schema/ocp-envelope.schema.json", import.meta.url);
 
 const referenceMessages = JSON.parse(readFileSync(new URL("reference-messages.json", REFERENCE_DIR), "utf8")) as {

@@ -81,10 +81,7 @@ describe("version strings", () => {
   it("the pattern is the reference schema's", async () => {
     const { readFileSync } = await import("node:fs");
     const reference = JSON.parse(
-      readFileSync(
-        new URL("../../../../shared/reference/ocp-1.0-draft/ocp-envelope.schema.json", import.meta.url),
-        "utf8",
-      ),
+      readFileSync(new URL("../../../test/reference/ocp-1.0-draft/ocp-envelope.schema.json", import.meta.url), "utf8"),
     );
     expect(VERSION_PATTERN.source.replaceAll("\\/", "/")).toBe(reference.$defs.versionString.pattern);
   });
