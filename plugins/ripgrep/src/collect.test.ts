@@ -45,6 +45,23 @@ function collect(lines: string[], maxLineBytes: number, maxMatches = 1e9): RgJso
   return collector;
 }
 
+/** Feeds rg's stdout `bytes` to a collector through {@link RgJsonStream}, cut at `points` (ascending offsets). */
+function collectStreamed(
+  bytes: Buffer,
+  points: number[],
+  maxLineBytes: number,
+  longLineCheck: number,
+): RgJsonCollector {
+  const collector = new RgJsonCollector({ maxLineBytes, maxMatches: 1e9 });
+  const stream = new RgJsonStream(collector, { longLineCheck });
+  let from = 0;
+  for (const point of [...points, bytes.length]) {
+    stream.write(bytes.subarray(from, point));
+    from = point;
+  }
+  return collector;
+}
+
 const plain = (files: readonly FileMatches[]) =>
   files.map((file) => ({ ...file, pathBytes: file.pathBytes?.toString("hex"), lines: [...file.lines] }));
 
@@ -179,19 +196,41 @@ describe("RgJsonCollector", () => {
         (files, maxLineBytes, longLineCheck, cuts) => {
           const lines = files.flatMap(messages);
           const whole = collect(lines, maxLineBytes);
-          const streamed = new RgJsonCollector({ maxLineBytes, maxMatches: 1e9 });
-          const stream = new RgJsonStream(streamed, { longLineCheck });
           const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(""));
           const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-          let from = 0;
-          for (const point of [...points, bytes.length]) {
-            stream.write(bytes.subarray(from, point));
-            from = point;
-          }
+          const streamed = collectStreamed(bytes, points, maxLineBytes, longLineCheck);
           expect(plain(streamed.files)).toEqual(plain(whole.files));
           expect(streamed.malformed).toBe(0);
         },
       ),
     );
+  });
+
+  it("keeps a short line whose head stops inside its line-number marker, and a skipped bytes line lossy", () => {
+    // The property's seed 158416398: a one-byte non-UTF-8 line is `…,"lines":{"bytes":"/w=="},"line_number":42,…`
+    // and the stream was cut after `"/w=="},`, past longLineCheck. With no whole marker in the head, the 7 bytes
+    // `/w=="},` were taken for an unfinished value longer than 6 × maxLineBytes and the line was skipped as too
+    // long: no text, and not lossy. Line 43 is the same trap for a text line. Line 44 (44 base64 bytes) really is
+    // long: skipped, it must still be lossy, as it is when read whole. Every other single cut must agree too.
+    const lines = messages({
+      path: Buffer.from([0x2e, 0x2f, 0xfe]),
+      lines: [
+        { number: 42, data: Buffer.from([0xff]), match: false },
+        { number: 43, data: "x", match: true },
+        { number: 44, data: Buffer.alloc(31, 0xff), match: false },
+      ],
+      binary: false,
+    });
+    const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(""));
+    const seedCut = bytes.indexOf('"/w=="},') + 8;
+    expect([...(collectStreamed(bytes, [seedCut], 1, 16).files[0]?.lines ?? [])]).toEqual([
+      [42, { text: "\ufffd", lossy: true, match: false }],
+      [43, { text: "x", lossy: false, match: true }],
+      [44, { text: undefined, lossy: true, match: false }],
+    ]);
+    const whole = plain(collect(lines, 1).files);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      expect(plain(collectStreamed(bytes, [cut], 1, 16).files), `cut at ${cut}`).toEqual(whole);
+    }
   });
 });

@@ -151,17 +151,23 @@ export class RgJsonCollector {
    */
   acceptsLong(head: Buffer): boolean {
     const valueStart = this.#locate(head);
+    // No whole marker does not mean the value is still open: its closing quote and all but
+    // the last byte of the marker may already have arrived, so they are not counted as value.
     return (
       valueStart !== -1 &&
       head.indexOf(LINE_NUMBER, valueStart) === -1 &&
-      head.length - valueStart - 1 > 6 * this.#options.maxLineBytes
+      head.length - valueStart - 1 - LINE_NUMBER.length > 6 * this.#options.maxLineBytes
     );
   }
 
   /** Records a line {@link acceptsLong} accepted: blocked, at `number`. Returns false once the cap is reached. */
   pushLong(head: Buffer, number: number): boolean {
     if (this.#locate(head) === -1 || number < 1) this.malformed++;
-    else this.#record(this.#at.file as Pending, number, { text: undefined, lossy: false, match: this.#at.match });
+    else {
+      // A `bytes` line is lossy however long, as when it is read whole.
+      const record = { text: undefined, lossy: this.#at.bytes, match: this.#at.match };
+      this.#record(this.#at.file as Pending, number, record);
+    }
     return !this.full;
   }
 
