@@ -3,7 +3,6 @@
  * from framework/dist — npm test builds first) and any provider that serves HTTP
  * and announces `listening on http://…` on stderr.
  */
-import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { StdioTarget } from "ocp-provider/conformance";
@@ -46,41 +45,4 @@ export function misbehaving(mode: string, ...extra: string[]): StdioTarget {
   };
 }
 
-/** A provider serving HTTP in its own process group. */
-export interface Listening {
-  readonly url: string;
-  /** Kills its whole process group. */
-  stop(): void;
-}
-
-/** Starts `command args` and waits (up to 15 s) for `listening on http://…` on its stderr. */
-export function startListening(command: string, args: readonly string[]): Promise<Listening> {
-  const child = spawn(command, [...args], { cwd: REPO, detached: true, stdio: ["ignore", "ignore", "pipe"] });
-  const stop = () => {
-    try {
-      process.kill(-(child.pid as number), "SIGKILL");
-    } catch {
-      // already gone
-    }
-  };
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stop();
-      reject(new Error(`no 'listening on' line within 15 s; stderr:\n${stderr}`));
-    }, 15_000);
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (https?:\/\/\S+)/.exec(stderr)?.[1];
-      if (url !== undefined) {
-        clearTimeout(timer);
-        resolve({ url, stop });
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with code ${code} before listening; stderr:\n${stderr}`));
-    });
-  });
-}
+export { type Listening, startListening } from "../support/listening.js";

@@ -10,14 +10,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FactStore, openFactStore, parseRecord, toRecord } from "ocp-plugin-facts";
-import { createTokenCounter } from "ocp-provider";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Child, exitWithin, REPO, spawnNode } from "../support/child.js";
-import { assertReferenceValid } from "../support/reference-schema.js";
+import { type Child, exitWithin, REPO, trackChildren } from "../support/child.js";
+import { handshake, nextEnvelope, postEnvelope } from "../support/envelopes.js";
+import { listeningUrl } from "../support/listening.js";
+import * as check from "../support/provider-checks.js";
 
 const FACTS_BIN = join(REPO, "plugins/facts/bin/ocp-facts.js");
-const counter = createTokenCounter();
 const dir = mkdtempSync(join(tmpdir(), "ocp-facts-e2e-"));
 const db = join(dir, "company.db");
 const statements = new Map<string, string>(); // fact uri → statement of its current version
@@ -72,21 +72,11 @@ afterAll(async () => {
   }
 });
 
-const children: Child[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.process.kill("SIGKILL");
-});
+const children = trackChildren();
+afterEach(children.killAll);
 
 function serve(args: string[] = []): Child {
-  const child = spawnNode([FACTS_BIN, "serve", "--db", db, ...args]);
-  children.push(child);
-  return child;
-}
-
-async function next(child: Child) {
-  const message = JSON.parse(await child.nextLine());
-  assertReferenceValid(message);
-  return message;
+  return children.spawn([FACTS_BIN, "serve", "--db", db, ...args]);
 }
 
 const query = (goal: string, maxTokens: number, maxFrames = 5, asOf?: string) => ({
@@ -94,32 +84,20 @@ const query = (goal: string, maxTokens: number, maxFrames = 5, asOf?: string) =>
   query: { goal, kinds: [], anchors: [], max_frames: maxFrames, max_tokens: maxTokens, as_of: asOf },
 });
 
-interface WireFrame {
+interface WireFrame extends check.CheckedFrame {
   kind: string;
-  score: number;
-  title: string;
-  citation_label: string;
-  content: string;
-  token_cost: number;
   uri: string;
   valid_from: string;
   recorded_at: string;
   provenance: { type: string; uri: string; digest: string }[];
 }
 
-/** F1–F3, B1 with exact costs, and every frame traceable to its fact in the store. */
+/** The generic frame checks, then every frame traceable to its fact in the store. */
 function checkFrames(reply: { type: string; result: { frames: WireFrame[] } }, maxTokens: number, maxFrames: number) {
-  expect(reply.type).toBe("frames");
-  const frames = reply.result.frames;
-  expect(frames.length).toBeLessThanOrEqual(maxFrames);
-  expect(frames.reduce((sum, frame) => sum + frame.token_cost, 0)).toBeLessThanOrEqual(maxTokens);
+  const frames = check.genericFrames(reply, maxTokens, maxFrames);
   for (const frame of frames) {
     expect(frame.kind).toBe("fact");
-    expect(frame.score).toBeGreaterThanOrEqual(0);
-    expect(frame.score).toBeLessThanOrEqual(1);
-    expect(frame.title.trim()).not.toBe("");
     expect(frame.citation_label).toMatch(/^fact \d+ \(valid /);
-    expect(frame.token_cost).toBe(counter.count(frame.content));
     expect(frame.valid_from).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(frame.recorded_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     // The content is the fact's statement, or a whole-line prefix of it when the budget cut it.
@@ -136,8 +114,7 @@ function checkFrames(reply: { type: string; result: { frames: WireFrame[] } }, m
 describe("ocp-facts serve over stdio (a real child process)", () => {
   it("handshakes, answers within budget with valid fact frames, survives garbage and exits 0 on shutdown", async () => {
     const child = serve();
-    child.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
-    const ack = await next(child);
+    const ack = await handshake(child);
     expect(ack).toMatchObject({
       type: "handshake_ack",
       protocol_version: "ocp/1.0-draft",
@@ -155,7 +132,7 @@ describe("ocp-facts serve over stdio (a real child process)", () => {
       [0, 5],
     ] as const) {
       child.send(query("alice biography and where she works", maxTokens, maxFrames));
-      const frames = checkFrames(await next(child), maxTokens, maxFrames);
+      const frames = checkFrames(await nextEnvelope(child), maxTokens, maxFrames);
       if (maxTokens === 2000) expect(frames.length).toBeGreaterThan(1);
       cut ||= frames.some((frame) => frame.content !== statements.get(frame.uri));
     }
@@ -163,45 +140,32 @@ describe("ocp-facts serve over stdio (a real child process)", () => {
 
     // as_of: valid time. In 2021 alice worked at Acme; since mid-2023 at Initech.
     child.send(query("where does alice work", 500, 1, "2021-06-01T00:00:00Z"));
-    expect(checkFrames(await next(child), 500, 1)[0]?.content).toBe("alice works at Acme as an engineer.");
+    expect(checkFrames(await nextEnvelope(child), 500, 1)[0]?.content).toBe("alice works at Acme as an engineer.");
     child.send(query("where does alice work", 500, 1));
-    expect(checkFrames(await next(child), 500, 1)[0]?.content).toBe("alice works at Initech as a manager.");
+    expect(checkFrames(await nextEnvelope(child), 500, 1)[0]?.content).toBe("alice works at Initech as a manager.");
     child.send(query("where does alice work", 500, 1, "the day before yesterday"));
-    expect((await next(child)).message).toMatch(/as_of/);
+    expect((await nextEnvelope(child)).message).toMatch(/as_of/);
 
-    for (const junk of ["{", "\u0000\u0001binary", '{"type":"query"}', '{"type":"nope"}', "x".repeat(2_000_000)]) {
-      child.send(`${junk}\n`);
-      expect((await next(child)).type).toBe("error");
-    }
+    await check.garbageAnsweredWithErrors(child);
     child.send(query("bob", 500));
-    expect(checkFrames(await next(child), 500, 5).length).toBeGreaterThan(0);
+    expect(checkFrames(await nextEnvelope(child), 500, 5).length).toBeGreaterThan(0);
 
-    child.send({ type: "shutdown" });
-    const { code } = await exitWithin(child, 2000);
-    expect(code).toBe(0);
-    for (const line of child.lines) assertReferenceValid(JSON.parse(line));
+    await check.shutdown(child, 2000);
   });
 
   it("reports a version-family mismatch as a named error, and exits 0 on EOF and on SIGTERM", async () => {
     const child = serve();
-    child.send({ type: "handshake", protocol_version: "ocp/2.0" });
-    const reply = await next(child);
-    expect(reply.type).toBe("error");
-    expect(reply.message).toContain("ocp/2.0");
+    await check.versionMismatch(child, "ocp/2.0");
     child.send(query("alice", 300));
-    child.process.stdin.end();
-    expect((await exitWithin(child, 2000)).code).toBe(0);
+    await check.exitsOnEof(child, 2000);
 
     const term = serve();
-    term.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
-    await next(term);
-    term.process.kill("SIGTERM");
-    expect((await exitWithin(term, 2000)).code).toBe(0);
+    await handshake(term);
+    await check.exitsOnSigterm(term, 2000);
   });
 
   it("exits 1 with a clear message, before serving anything, when the store does not exist", async () => {
-    const child = spawnNode([FACTS_BIN, "serve", "--db", join(dir, "missing.db")]);
-    children.push(child);
+    const child = children.spawn([FACTS_BIN, "serve", "--db", join(dir, "missing.db")]);
     expect((await exitWithin(child, 5000)).code).toBe(1);
     expect(child.stderr()).toMatch(/no fact store at .*missing\.db/);
     expect(child.lines).toEqual([]);
@@ -209,43 +173,26 @@ describe("ocp-facts serve over stdio (a real child process)", () => {
 });
 
 describe("ocp-facts serve --http (a real child process)", () => {
-  async function serveHttp(): Promise<{ child: Child; url: string }> {
-    const child = serve(["--http", "127.0.0.1:0"]);
-    const deadline = Date.now() + 10_000;
-    while (!/listening on (http:\S+)/.test(child.stderr())) {
-      if (Date.now() > deadline) throw new Error(`no 'listening on' line; stderr:\n${child.stderr()}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    return { child, url: (/listening on (http:\S+)/.exec(child.stderr()) as RegExpExecArray)[1] as string };
-  }
-  const post = async (url: string, body: unknown) => {
-    const response = await fetch(url, { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body) });
-    const message = JSON.parse(await response.text());
-    assertReferenceValid(message);
-    return { status: response.status, message };
-  };
-
   it("meets the same requirements over HTTP and drains on SIGTERM", async () => {
-    const { child, url } = await serveHttp();
-    const ack = await post(url, { type: "handshake", protocol_version: "ocp/1.0-draft" });
+    const child = serve(["--http", "127.0.0.1:0"]);
+    const url = await listeningUrl(child);
+    const post = (body: unknown) => postEnvelope(url, body);
+    const ack = await post({ type: "handshake", protocol_version: "ocp/1.0-draft" });
     expect(ack).toMatchObject({ status: 200, message: { type: "handshake_ack" } });
     for (const [maxTokens, maxFrames] of [
       [2000, 5],
       [60, 2],
       [0, 3],
     ] as const) {
-      const { status, message } = await post(url, query("carol biography works", maxTokens, maxFrames));
+      const { status, message } = await post(query("carol biography works", maxTokens, maxFrames));
       expect(status).toBe(200);
       checkFrames(message, maxTokens, maxFrames);
     }
-    const past = await post(url, query("where does alice work", 500, 1, "2021-06-01T00:00:00Z"));
+    const past = await post(query("where does alice work", 500, 1, "2021-06-01T00:00:00Z"));
     expect(checkFrames(past.message, 500, 1)[0]?.content).toBe("alice works at Acme as an engineer.");
-    expect((await post(url, "{not json")).status).toBe(400);
-    expect((await post(url, query("alice", 100, 1, "2024-02-30"))).message.message).toMatch(/no day 30/);
-    expect((await post(url, { type: "handshake", protocol_version: "ocp/9.1" })).message.message).toContain("ocp/9.1");
-    expect((await post(url, query("still up", 100))).status).toBe(200);
-    child.process.kill("SIGTERM");
-    expect((await exitWithin(child, 3000)).code).toBe(0);
+    expect((await post(query("alice", 100, 1, "2024-02-30"))).message.message).toMatch(/no day 30/);
+    await check.httpRejectsMalformed(post, query("still up", 100));
+    await check.exitsOnSigterm(child, 3000);
   });
 });
 
@@ -259,7 +206,7 @@ describe.skipIf(!pgUrl)("ocp-facts serve --pg (a real child process, OCP_PG_URL)
     await source.close();
     await target.close();
 
-    const child = spawnNode([
+    const child = children.spawn([
       FACTS_BIN,
       "serve",
       "--pg",
@@ -269,15 +216,12 @@ describe.skipIf(!pgUrl)("ocp-facts serve --pg (a real child process, OCP_PG_URL)
       "--store-name",
       "company",
     ]);
-    children.push(child);
-    child.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
-    const ack = await next(child);
+    const ack = await handshake(child);
     expect(ack.provider.data_flow).toEqual({ reads: true, writes: false, egress: false });
     child.send(query("where does alice work", 500, 1, "2021-06-01T00:00:00Z"));
-    expect(checkFrames(await next(child), 500, 1)[0]?.content).toBe("alice works at Acme as an engineer.");
+    expect(checkFrames(await nextEnvelope(child), 500, 1)[0]?.content).toBe("alice works at Acme as an engineer.");
     child.send(query("alice biography and where she works", 150, 3));
-    checkFrames(await next(child), 150, 3);
-    child.send({ type: "shutdown" });
-    expect((await exitWithin(child, 2000)).code).toBe(0);
+    checkFrames(await nextEnvelope(child), 150, 3);
+    await check.shutdown(child, 2000);
   });
 });

@@ -9,18 +9,23 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { contentDigest, createTokenCounter, sliceLines } from "ocp-provider";
+import { contentDigest, sliceLines } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FixtureTree, fixtureTree } from "../../plugins/symbols/src/test-support/fixture-tree.js";
-import { type Child, exitWithin, spawnNode } from "../support/child.js";
-import { assertReferenceValid } from "../support/reference-schema.js";
+import { type Child, trackChildren } from "../support/child.js";
+import { handshake, nextEnvelope, postEnvelope } from "../support/envelopes.js";
+import { listeningUrl } from "../support/listening.js";
+import * as check from "../support/provider-checks.js";
 
 const BIN = fileURLToPath(new URL("../../plugins/symbols/bin/ocp-symbols.js", import.meta.url));
-const counter = createTokenCounter();
-const children: Child[] = [];
+/** How long to wait for a reply: a query may wait for the first build. */
+const REPLY_MS = 20_000;
+/** How long to wait for an exit. */
+const EXIT_MS = 3000;
+const children = trackChildren();
 const trees: FixtureTree[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) child.process.kill("SIGKILL");
+  children.killAll();
   for (const tree of trees.splice(0)) tree.remove();
 });
 
@@ -38,52 +43,33 @@ function tree(): FixtureTree {
 }
 
 function serve(root: string, args: string[] = []): Child {
-  const child = spawnNode([BIN, "--root", root, ...args], { OCP_LOG: "info" });
-  children.push(child);
-  return child;
+  return children.spawn([BIN, "--root", root, ...args], { OCP_LOG: "info" });
 }
 
-async function next(child: Child) {
-  const message = JSON.parse(await child.nextLine(20_000));
-  assertReferenceValid(message);
-  return message;
-}
+const next = (child: Child) => nextEnvelope(child, REPLY_MS);
 
 const query = (goal: string, maxTokens: number, maxFrames = 5, anchors: string[] = []) => ({
   type: "query",
   query: { goal, kinds: [], anchors, max_frames: maxFrames, max_tokens: maxTokens },
 });
 
-interface Frame {
+interface Frame extends check.CheckedFrame {
   id: string;
   kind: string;
-  score: number;
-  title: string;
-  citation_label: string;
-  content: string;
-  token_cost: number;
   uri: string;
   provenance: { type: string; range: string; digest: string; method: string }[];
   relations: { rel: string; target_uri: string; display_name?: string }[];
 }
 
-/** F1–F3, B1, exact costs, and digests and ranges re-read from the file on disk. */
+/** The generic frame checks, then digests and ranges re-read from the file on disk. */
 function checkFrames(
   reply: { type: string; result: { frames: Frame[] } },
   maxTokens: number,
   maxFrames: number,
 ): Frame[] {
-  expect(reply.type).toBe("frames");
-  const frames = reply.result.frames;
-  expect(frames.length).toBeLessThanOrEqual(maxFrames);
-  expect(frames.reduce((sum, frame) => sum + frame.token_cost, 0)).toBeLessThanOrEqual(maxTokens);
+  const frames = check.genericFrames(reply, maxTokens, maxFrames);
   for (const frame of frames) {
     expect(frame.kind).toBe("symbol");
-    expect(frame.score).toBeGreaterThanOrEqual(0);
-    expect(frame.score).toBeLessThanOrEqual(1);
-    expect(frame.title.trim()).not.toBe("");
-    expect(frame.citation_label.trim()).not.toBe("");
-    expect(frame.token_cost).toBe(counter.count(frame.content));
     const [, first, last] = /^L(\d+)(?:-(\d+))?$/.exec(frame.provenance[0]?.range ?? "") ?? [];
     const source = readFileSync(fileURLToPath(frame.uri), "utf8");
     const lines = sliceLines(source, Number(first), Number(last ?? first));
@@ -124,8 +110,7 @@ describe("ocp-symbols over stdio (a real child process)", () => {
     const fixtures = tree();
     const child = serve(fixtures.root);
     const events = arrivalOrder(child);
-    child.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
-    const ack = await next(child);
+    const ack = await handshake(child, { timeoutMs: REPLY_MS });
     expect(ack).toMatchObject({
       type: "handshake_ack",
       protocol_version: "ocp/1.0-draft",
@@ -152,10 +137,7 @@ describe("ocp-symbols over stdio (a real child process)", () => {
     child.send(query("Widget42.render", 500, 3));
     expect(checkFrames(await next(child), 500, 3)[0]?.citation_label).toBe("generated/module42.ts L3-6");
 
-    for (const junk of ["{", "\u0000\u0001binary", '{"type":"query"}', '{"type":"nope"}', "x".repeat(2_000_000)]) {
-      child.send(`${junk}\n`);
-      expect((await next(child)).type).toBe("error");
-    }
+    await check.garbageAnsweredWithErrors(child, REPLY_MS);
 
     // An edit shows up in the next answer.
     writeFileSync(join(fixtures.root, "go/server.go"), "package server\n\n// Launch starts it.\nfunc Launch() {}\n");
@@ -165,27 +147,19 @@ describe("ocp-symbols over stdio (a real child process)", () => {
       citation_label: "go/server.go L3-4",
     });
 
-    child.send({ type: "shutdown" });
-    expect((await exitWithin(child, 3000)).code).toBe(0);
-    for (const line of child.lines) assertReferenceValid(JSON.parse(line));
+    await check.shutdown(child, EXIT_MS);
   });
 
   it("reports a version-family mismatch as a named error, and exits 0 on EOF and on SIGTERM", async () => {
     const fixtures = tree();
     const mismatch = serve(fixtures.root);
-    mismatch.send({ type: "handshake", protocol_version: "ocp/2.0" });
-    const reply = await next(mismatch);
-    expect(reply.type).toBe("error");
-    expect(reply.message).toContain("ocp/2.0");
-    mismatch.process.stdin.end();
-    expect((await exitWithin(mismatch, 3000)).code).toBe(0);
+    await check.versionMismatch(mismatch, "ocp/2.0", REPLY_MS);
+    await check.exitsOnEof(mismatch, EXIT_MS);
 
     const term = serve(fixtures.root);
-    term.send({ type: "handshake", protocol_version: "ocp/1.0-draft" });
-    await next(term);
+    await handshake(term, { timeoutMs: REPLY_MS });
     // Mid-build: shutting down must not wait for the build.
-    term.process.kill("SIGTERM");
-    expect((await exitWithin(term, 3000)).code).toBe(0);
+    await check.exitsOnSigterm(term, EXIT_MS);
   });
 });
 
@@ -193,17 +167,8 @@ describe("ocp-symbols over --http (a real child process)", () => {
   it("meets the same requirements over HTTP and drains on SIGTERM", async () => {
     const fixtures = tree();
     const child = serve(fixtures.root, ["--http", "127.0.0.1:0"]);
-    await waitFor(() => /listening on (http:\S+)/.test(child.stderr()), "listening", child);
-    const url = (/listening on (http:\S+)/.exec(child.stderr()) as RegExpExecArray)[1] as string;
-    const post = async (body: unknown) => {
-      const response = await fetch(url, {
-        method: "POST",
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      });
-      const message = JSON.parse(await response.text());
-      assertReferenceValid(message);
-      return { status: response.status, message };
-    };
+    const url = await listeningUrl(child, 30_000);
+    const post = (body: unknown) => postEnvelope(url, body);
     const ack = await post({ type: "handshake", protocol_version: "ocp/1.0-draft" });
     expect(ack).toMatchObject({ status: 200, message: { type: "handshake_ack", capabilities: { graph: true } } });
     await waitFor(() => child.stderr().includes("index ready"), "the first build", child);
@@ -217,10 +182,7 @@ describe("ocp-symbols over --http (a real child process)", () => {
     }
     const anchored = await post(query("Server", 3000, 3, ["go/server.go"]));
     expect(checkFrames(anchored.message, 3000, 3)[0]?.citation_label).toMatch(/^go\/server\.go L/);
-    expect((await post("{not json")).status).toBe(400);
-    expect((await post({ type: "handshake", protocol_version: "ocp/9.1" })).message.message).toContain("ocp/9.1");
-    expect((await post(query("still up", 100))).status).toBe(200);
-    child.process.kill("SIGTERM");
-    expect((await exitWithin(child, 3000)).code).toBe(0);
+    await check.httpRejectsMalformed(post, query("still up", 100));
+    await check.exitsOnSigterm(child, EXIT_MS);
   });
 });

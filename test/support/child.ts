@@ -75,6 +75,29 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Child {
   };
 }
 
+/** The children a test file has spawned, so that none outlives its test. */
+export interface TrackedChildren {
+  /** Spawns `node <args>` like `spawnNode` and remembers the child. */
+  spawn(args: string[], env?: NodeJS.ProcessEnv): Child;
+  /** SIGKILLs every child spawned since the last call: an `afterEach` hook. */
+  killAll(): void;
+}
+
+/** Starts tracking children; pass `killAll` to `afterEach`. */
+export function trackChildren(): TrackedChildren {
+  const live: Child[] = [];
+  return {
+    spawn: (args, env) => {
+      const child = spawnNode(args, env);
+      live.push(child);
+      return child;
+    },
+    killAll: () => {
+      for (const child of live.splice(0)) child.process.kill("SIGKILL");
+    },
+  };
+}
+
 /** Resolves once `child` has exited, or rejects after `ms`, killing it. */
 export async function exitWithin(child: Child, ms: number): Promise<{ code: number | null; elapsed: number }> {
   const started = Date.now();
