@@ -2,7 +2,7 @@
  * Packing benchmark: `packFrames` against the obvious alternative, "count every
  * candidate first" (exact-count all, sort best first, take greedily).
  *
- * Both sides get a fresh counter every iteration, so the counter's LRU cache never
+ * Both sides get a fresh counter every iteration, so the counter's cache never
  * carries counts from one iteration to the next and neither side looks better than
  * it is. (gpt-tokenizer's own per-word merge cache does stay warm, for both sides,
  * as it does in a long-running provider.)

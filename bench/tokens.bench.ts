@@ -4,7 +4,7 @@
  * side by side in one run, on ~300-byte chunks and ~64 KB documents.
  *
  * - uncached: every text is one the counter has not seen recently. Chunks cycle
- *   through a pool twice the LRU's size (so a cyclic scan never hits); documents get a
+ *   through a pool twice the cache's size (so a cyclic scan never hits); documents get a
  *   unique first line per call (the long-text cache is smaller than any pool we
  *   could afford to hold in memory).
  * - cached: the same texts again and again, as when a provider re-serves the
@@ -28,7 +28,7 @@ import {
 } from "./harness.js";
 
 const ENCODING = "o200k_base";
-/** The counter's default LRU size (see createTokenCounter); the pool is twice that. */
+/** The counter's default cache size (see createTokenCounter); the pool is twice that. */
 const DEFAULT_CACHE_SIZE = 4096;
 const CHUNK_POOL = 2 * DEFAULT_CACHE_SIZE;
 /** Chunks counted per timed iteration: enough to dwarf the timer's resolution. */
@@ -166,7 +166,7 @@ export async function run(): Promise<BenchReport> {
           ? ""
           : benchCase.cached
             ? "; slower than gpt-tokenizer alone"
-            : "; slower: every miss pays the LRU lookup, insert and eviction and the U+FEFF/U+0085 scan on top of gpt-tokenizer";
+            : "; slower: a miss pays the cache lookup and insert, and non-ASCII text the reference-character scan, on top of gpt-tokenizer";
       verdicts.push(
         ratioVerdict(
           `${benchCase.name}: ours at least as fast as gpt-tokenizer alone`,
@@ -186,8 +186,8 @@ export async function run(): Promise<BenchReport> {
     verdicts,
     notes: [
       "rates are texts counted per second (mean over the timed iterations); ratios are ours / the other, same run.",
-      `ours = createTokenCounter() with its defaults (LRU of ${DEFAULT_CACHE_SIZE} texts, SHA-256 keys above 4096 chars).`,
-      "uncached chunks cycle through a pool twice the LRU's size; uncached documents each get a unique first line.",
+      `ours = createTokenCounter() with its defaults (a cache of about ${DEFAULT_CACHE_SIZE} texts, SHA-256 keys above 4096 chars).`,
+      "uncached chunks cycle through a pool twice the cache's size; uncached documents each get a unique first line.",
       "gpt-tokenizer's own per-word merge cache is shared by ours and gpt-tokenizer alone (same module), warm on both.",
     ],
   };

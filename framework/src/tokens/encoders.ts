@@ -6,10 +6,12 @@
  * and the reference's Rust ones classify a character differently: U+FEFF and U+0085
  * (`\s` differs), and characters one side has assigned and the other has not (Node's
  * ICU knows Unicode 17, tiktoken's regex Unicode 16). Text holding any of them goes
- * to tiktoken, the WASM build of the reference implementation. Both count special-token
+ * to tiktoken, the WASM build of the reference implementation. ASCII text skips
+ * gpt-tokenizer's splitting regex for our own equivalent scanner (ascii-pieces.ts). All count special-token
  * text such as `<|endoftext|>` as plain text: content is data, never control.
  */
 import { createRequire } from "node:module";
+import { asciiPieceEnd } from "./ascii-pieces.js";
 
 /** The BPE encodings we count with. */
 export type BpeEncodingName = "o200k_base" | "cl100k_base";
@@ -19,6 +21,16 @@ export type ExactCount = (text: string) => number;
 
 interface GptTokenizerModule {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+  /** The encoding object; its BPE core is what the ASCII fast path ranks pieces with. */
+  default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> };
+}
+
+/** The two methods of gpt-tokenizer's BPE core the ASCII fast path needs (gpt-tokenizer 4.0.0, pinned). */
+interface BpeCore {
+  /** The rank of a piece that is one token, else undefined. */
+  getBpeRankFromString(piece: string): number | undefined;
+  /** The tokens of a piece that is not one token (memoised inside gpt-tokenizer). */
+  bytePairEncode(piece: string): ArrayLike<number>;
 }
 interface TiktokenEncoder {
   encode_ordinary(text: string): Uint32Array;
@@ -65,11 +77,85 @@ const NEEDS_REFERENCE =
 
 const NON_ASCII = /[\u0080-\u{10FFFF}]/u;
 
-/** The exact counter for an encoding: gpt-tokenizer, or tiktoken for the characters it gets wrong. */
-export function exactCounter(name: BpeEncodingName): ExactCount {
+// The class above is slow to test (\p{Cn} alone is hundreds of ranges), and every
+// non-ASCII text is tested: answer it per code point instead, from a table of the BMP
+// built on first use and a memo of the astral code points met.
+let bmpNeedsReference: Uint8Array | undefined;
+const astralNeedsReference = new Map<number, boolean>();
+
+/** True if `text` (from index `from` on) holds a character on which gpt-tokenizer may differ from the reference. */
+function needsReference(text: string, from: number): boolean {
+  if (bmpNeedsReference === undefined) {
+    bmpNeedsReference = new Uint8Array(0x10000);
+    for (let code = 0x80; code < 0x10000; code++) {
+      if (code < 0xd800 || code > 0xdfff)
+        bmpNeedsReference[code] = NEEDS_REFERENCE.test(String.fromCharCode(code)) ? 1 : 0;
+    }
+  }
+  for (let at = from; at < text.length; at++) {
+    const unit = text.charCodeAt(at);
+    if (unit < 0x80) continue;
+    if (unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length) {
+      const low = text.charCodeAt(at + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        const point = (unit - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+        let needs = astralNeedsReference.get(point);
+        if (needs === undefined) {
+          needs = NEEDS_REFERENCE.test(String.fromCodePoint(point));
+          astralNeedsReference.set(point, needs);
+        }
+        if (needs) return true;
+        at++;
+        continue;
+      }
+    }
+    // A lone surrogate is a code point of its own (category Cs): never in the class.
+    if (bmpNeedsReference[unit] === 1) return true;
+  }
+  return false;
+}
+
+/** gpt-tokenizer's BPE core for `name`, or undefined if this version does not expose one. */
+function bpeCore(name: BpeEncodingName): BpeCore | undefined {
+  const core = gptTokenizer(name).default?.bytePairEncodingCoreProcessor;
+  return typeof core?.getBpeRankFromString === "function" && typeof core.bytePairEncode === "function"
+    ? (core as BpeCore)
+    : undefined;
+}
+
+/** Counts ASCII text: our pre-tokenizer, gpt-tokenizer's ranks and merges. */
+function asciiCounter(name: BpeEncodingName, core: BpeCore): ExactCount {
+  const pieceEnd = asciiPieceEnd(name);
   return (text) => {
-    // Most content is ASCII, where the two tokenizers agree; the cheap scan spares it the big class.
-    if (NON_ASCII.test(text) && NEEDS_REFERENCE.test(text)) return tiktoken(name).encode_ordinary(text).length;
+    let tokens = 0;
+    for (let at = 0, end = text.length; at < end; ) {
+      const stop = pieceEnd(text, at, end);
+      const piece = text.slice(at, stop);
+      tokens += core.getBpeRankFromString(piece) !== undefined ? 1 : core.bytePairEncode(piece).length;
+      at = stop;
+    }
+    return tokens;
+  };
+}
+
+/**
+ * The exact counter for an encoding. ASCII text (most code and prose) is split by our
+ * own pre-tokenizer; other text goes to gpt-tokenizer, or to tiktoken when it holds a
+ * character on which gpt-tokenizer and the reference disagree.
+ */
+export function exactCounter(name: BpeEncodingName): ExactCount {
+  let ascii: ExactCount | undefined;
+  return (text) => {
+    const firstNonAscii = text.search(NON_ASCII);
+    if (firstNonAscii === -1) {
+      if (ascii === undefined) {
+        const core = bpeCore(name);
+        ascii =
+          core !== undefined ? asciiCounter(name, core) : (plain) => gptTokenizer(name).countTokens(plain, PLAIN_TEXT);
+      }
+      return ascii(text);
+    }
+    if (needsReference(text, firstNonAscii)) return tiktoken(name).encode_ordinary(text).length;
     return gptTokenizer(name).countTokens(text, PLAIN_TEXT);
   };
 }
