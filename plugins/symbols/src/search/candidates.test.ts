@@ -6,7 +6,7 @@ import { sliceLines } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { extractFile } from "../extract/extract.js";
 import { LANGUAGES, languageOf } from "../model.js";
-import { symbolKeys } from "../store/store.js";
+import { symbolKeys, symbolRows } from "../store/store.js";
 import { type FixtureTree, fixtureTree } from "../test-support/fixture-tree.js";
 import { buildCandidates, type ContentLimits, contentRange, lineStarts } from "./candidates.js";
 import { findSymbols, NO_ANCHORS } from "./find.js";
@@ -94,25 +94,9 @@ describe("buildCandidates", () => {
         lineCount: extraction.lineCount,
         indexedAtMs: Date.UTC(2026, 0, 1),
       };
-      const keys = symbolKeys(extraction.symbols);
-      table.setFile(
-        file,
-        extraction.symbols.map((symbol, j) => ({
-          id: id++,
-          fileId: file.id,
-          key: keys[j] as string,
-          name: symbol.name,
-          qualifiedName: symbol.qualifiedName,
-          kind: symbol.kind,
-          container: symbol.container ?? null,
-          startLine: symbol.startLine,
-          endLine: symbol.endLine,
-          docStartLine: symbol.docStartLine ?? null,
-          signature: symbol.signature,
-          doc: symbol.doc ?? null,
-          exported: symbol.exported,
-        })),
-      );
+      const rows = symbolRows(extraction.symbols, symbolKeys(extraction.symbols), file.id, id);
+      id += rows.length;
+      table.setFile(file, rows);
     }
     return table;
   }

@@ -125,6 +125,33 @@ function symbolsFrom(fileId: number, names: string, details?: string): SymbolRow
   }));
 }
 
+/**
+ * The rows of one file's symbols: `keys` from {@link symbolKeys}, ids counting up from
+ * `firstId`. Built field by field: a build makes tens of thousands, and spreads are slow.
+ */
+export function symbolRows(
+  symbols: readonly ExtractedSymbol[],
+  keys: readonly string[],
+  fileId: number,
+  firstId: number,
+): SymbolRow[] {
+  return symbols.map((symbol, i) => ({
+    id: firstId + i,
+    fileId,
+    key: keys[i] as string,
+    name: symbol.name,
+    qualifiedName: symbol.qualifiedName,
+    kind: symbol.kind,
+    container: symbol.container ?? null,
+    startLine: symbol.startLine,
+    endLine: symbol.endLine,
+    docStartLine: symbol.docStartLine ?? null,
+    signature: symbol.signature,
+    doc: symbol.doc ?? null,
+    exported: symbol.exported,
+  }));
+}
+
 /** Keys unique within a file: `Config.size` twice (getter and setter) becomes `Config.size@L43`, `Config.size@L47`. */
 export function symbolKeys(symbols: readonly ExtractedSymbol[]): string[] {
   const counts = new Map<string, number>();
@@ -271,24 +298,7 @@ export class SymbolStore {
       lineCount: extraction.lineCount,
       indexedAtMs: write.indexedAtMs,
     };
-    const symbols = extraction.symbols.map(
-      (symbol, i): SymbolRow => ({
-        // Built field by field: a build makes tens of thousands of these, and spreads are slow.
-        id: id * IDS_PER_FILE + i,
-        fileId: id,
-        key: keys[i] as string,
-        name: symbol.name,
-        qualifiedName: symbol.qualifiedName,
-        kind: symbol.kind,
-        container: symbol.container ?? null,
-        startLine: symbol.startLine,
-        endLine: symbol.endLine,
-        docStartLine: symbol.docStartLine ?? null,
-        signature: symbol.signature,
-        doc: symbol.doc ?? null,
-        exported: symbol.exported,
-      }),
-    );
+    const symbols = symbolRows(extraction.symbols, keys, id, id * IDS_PER_FILE);
     return { file, symbols };
   }
 
