@@ -2,12 +2,17 @@
  * Fan-out: one query to every plugin that serves a requested kind, each bounded by
  * its timeout and isolated from the others — a plugin that throws, hangs or returns
  * junk loses only its own candidates, and says so on stderr under its name.
+ *
+ * This runs on every query, so it allocates little: a call's AbortSignal is made only
+ * if the plugin reads `ctx.signal`, timeouts share one timer (see {@link Watchdog}),
+ * and the outer signals (host gone, provider closing) get one listener each for
+ * their whole life rather than one per query.
  */
 import type { ContextQuery } from "../wire/schemas.js";
 import { describeError, ERROR_CODES, UserError } from "./errors.js";
 import { type PreparedCandidate, prepareCandidate } from "./frames.js";
 import type { Logger } from "./logger.js";
-import type { Plugin, SearchOutput } from "./plugin.js";
+import type { Plugin, SearchContext, SearchOutput } from "./plugin.js";
 
 /** What one plugin contributed to a query. */
 export interface PluginOutcome {
@@ -31,36 +36,150 @@ export interface FanOutOptions {
 }
 
 /** Runs the query against every plugin at once and collects their outcomes, in plugin order. */
-export async function fanOut(query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome[]> {
-  return Promise.all(options.plugins.map((plugin) => runPlugin(plugin, query, options)));
+export function fanOut(query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome[]> {
+  const { plugins } = options;
+  if (plugins.length === 1) return runPlugin(plugins[0] as Plugin, query, options).then((outcome) => [outcome]);
+  return Promise.all(plugins.map((plugin) => runPlugin(plugin, query, options)));
 }
 
 class PluginTimeout extends Error {}
 
+/** One plugin's search in flight: what a timeout or an outer abort settles early. */
+class Call {
+  /** Epoch ms the search started and must end by. */
+  readonly started: number;
+  readonly deadline: number;
+  /** Set once the call ended one way or another; later aborts are ignored. */
+  done = false;
+  #reason: unknown;
+  #aborted = false;
+  #controller: AbortController | undefined;
+  #reject: (reason: unknown) => void = () => {};
+
+  constructor(started: number, deadline: number) {
+    this.started = started;
+    this.deadline = deadline;
+  }
+
+  /** Resolves to the plugin's output, or rejects on an abort, whatever the plugin does. */
+  run(search: () => SearchOutput | Promise<SearchOutput>): Promise<SearchOutput> {
+    return new Promise<SearchOutput>((resolve, reject) => {
+      this.#reject = reject;
+      if (this.#aborted) return reject(this.#reason);
+      try {
+        const output = search();
+        // A plugin that ignores its signal keeps running in the background; its late
+        // answer is discarded because the promise has already settled on the abort.
+        if (isThenable(output)) output.then(resolve, reject);
+        else resolve(output);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  }
+
+  /** The call's signal, created on first use: most plugins never look at it. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.done || this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#reject(reason);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<SearchOutput> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/**
+ * Every call's timeout on one timer, armed for the earliest deadline. Under steady
+ * load deadlines only move later, so a query costs a Set insert and delete instead
+ * of a timer; the timer is unref'd whenever nothing is in flight, so it never keeps
+ * an idle process alive.
+ */
+class Watchdog {
+  readonly #calls = new Set<Call>();
+  #timer: NodeJS.Timeout | undefined;
+  #armedFor = Number.POSITIVE_INFINITY;
+
+  add(call: Call): void {
+    this.#calls.add(call);
+    if (call.deadline < this.#armedFor) this.#arm(call.deadline);
+    else if (this.#calls.size === 1) this.#timer?.ref();
+  }
+
+  delete(call: Call): void {
+    this.#calls.delete(call);
+    if (this.#calls.size === 0) this.#timer?.unref();
+  }
+
+  #arm(deadline: number): void {
+    clearTimeout(this.#timer);
+    this.#armedFor = deadline;
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - Date.now()));
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#armedFor = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const call of this.#calls) {
+      if (call.deadline <= now) call.abort(new PluginTimeout(`timed out after ${call.deadline - call.started} ms`));
+      else next = Math.min(next, call.deadline);
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
+  }
+}
+
+const watchdog = new Watchdog();
+
+/** The calls each outer signal must abort; one listener per signal for its whole life. */
+const listening = new WeakMap<AbortSignal, Set<Call>>();
+
+function follow(signal: AbortSignal, call: Call): void {
+  let calls = listening.get(signal);
+  if (calls === undefined) {
+    const set = new Set<Call>();
+    calls = set;
+    listening.set(signal, set);
+    signal.addEventListener("abort", () => {
+      for (const each of set) each.abort(signal.reason);
+    });
+  }
+  calls.add(call);
+}
+
 async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome> {
   const log = options.log(plugin);
   const timeoutMs = plugin.timeoutMs ?? options.timeoutMs;
-  // One controller per plugin, linked to the outer signals by hand: AbortSignal.any()
-  // on long-lived signals costs a WeakRef per call and, on Node 20, keeps them alive.
-  const controller = new AbortController();
-  const outer = (options.signals ?? []).filter((signal): signal is AbortSignal => signal !== undefined);
-  const stop = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  const started = Date.now();
+  const call = new Call(started, started + timeoutMs);
+  const outer = options.signals ?? [];
   for (const signal of outer) {
-    if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener("abort", stop, { once: true });
+    if (signal === undefined) continue;
+    if (signal.aborted) call.abort(signal.reason);
+    else follow(signal, call);
   }
-  const timer = setTimeout(() => controller.abort(new PluginTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
-  // A plugin that ignores its signal keeps running in the background; its late answer
-  // is discarded. The race settles on the abort, whatever the plugin does.
-  const aborted = new Promise<never>((_, reject) => {
-    if (controller.signal.aborted) reject(controller.signal.reason);
-    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-  });
-  aborted.catch(() => {});
+  watchdog.add(call);
+  const context: SearchContext = {
+    get signal() {
+      return call.signal;
+    },
+    deadline: call.deadline,
+    log,
+  };
   try {
-    const context = { signal: controller.signal, deadline: Date.now() + timeoutMs, log };
-    const output = await Promise.race([Promise.resolve().then(() => plugin.search(query, context)), aborted]);
-    return collect(plugin, output, log);
+    return collect(plugin, await call.run(() => plugin.search(query, context)), log);
   } catch (error) {
     if (error instanceof PluginTimeout) {
       log.error(`${ERROR_CODES.PLUGIN_TIMEOUT}: search ${error.message}; its candidates are dropped`);
@@ -76,8 +195,9 @@ async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOpt
       userMessage: error instanceof UserError ? error.message : undefined,
     };
   } finally {
-    clearTimeout(timer);
-    for (const signal of outer) signal.removeEventListener("abort", stop);
+    call.done = true;
+    watchdog.delete(call);
+    for (const signal of outer) if (signal !== undefined) listening.get(signal)?.delete(call);
   }
 }
 
@@ -91,8 +211,8 @@ function collect(plugin: Plugin, output: SearchOutput, log: Logger): PluginOutco
   const candidates: PreparedCandidate[] = [];
   let rejected = 0;
   let clamped = 0;
-  for (const [index, raw] of list.entries()) {
-    const outcome = prepareCandidate(raw, plugin);
+  for (let index = 0; index < list.length; index++) {
+    const outcome = prepareCandidate(list[index], plugin);
     if (outcome.ok) {
       candidates.push(outcome.prepared);
       if (outcome.clamped) clamped++;

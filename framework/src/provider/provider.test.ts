@@ -212,6 +212,81 @@ describe("provider.query", () => {
     expect(seen?.aborted).toBe(true);
   });
 
+  it("times out each plugin at its own deadline, the shorter first", async () => {
+    const seen: Record<string, AbortSignal> = {};
+    const hang = (name: string, timeoutMs: number) =>
+      definePlugin({
+        name,
+        kinds: ["snippet"],
+        timeoutMs,
+        search: (_, ctx) => {
+          seen[name] = ctx.signal;
+          return new Promise(() => {});
+        },
+      });
+    const { provider: p, logger } = provider([hang("long", 400), hang("short", 40)]);
+    const answered = p.query(query()).catch(() => undefined);
+    await new Promise((done) => setTimeout(done, 200));
+    expect(seen.short?.aborted).toBe(true);
+    expect(seen.long?.aborted).toBe(false);
+    await answered;
+    expect(seen.long?.aborted).toBe(true);
+    expect(logger.lines.join("\n")).toMatch(/plugin 'short'.*timed out after 40 ms/);
+    expect(logger.lines.join("\n")).toMatch(/plugin 'long'.*timed out after 400 ms/);
+  });
+
+  it("aborts the plugins of a query whose signal fires, also when they read ctx.signal late", async () => {
+    const outer = new AbortController();
+    let late: AbortSignal | undefined;
+    let early: AbortSignal | undefined;
+    const { provider: p } = provider([
+      definePlugin({
+        name: "early",
+        kinds: ["snippet"],
+        search: (_, ctx) => {
+          early = ctx.signal;
+          return new Promise(() => {});
+        },
+      }),
+      definePlugin({
+        name: "late",
+        kinds: ["snippet"],
+        search: (_, ctx) =>
+          new Promise((resolve) =>
+            setTimeout(() => {
+              late = ctx.signal;
+              resolve([]);
+            }, 50),
+          ),
+      }),
+    ]);
+    const answered = p.query(query(), { signal: outer.signal }).catch((error: unknown) => error);
+    setTimeout(() => outer.abort(new Error("host went away")), 10);
+    const started = Date.now();
+    expect(await answered).toBeInstanceOf(UserError);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(early?.aborted).toBe(true);
+    await new Promise((done) => setTimeout(done, 80));
+    expect(late?.aborted).toBe(true);
+    expect(late?.reason).toEqual(new Error("host went away"));
+  });
+
+  it("answers at once when the query's signal is already aborted", async () => {
+    let asked = false;
+    const { provider: p } = provider([
+      definePlugin({
+        name: "a",
+        kinds: ["snippet"],
+        search: () => {
+          asked = true;
+          return [];
+        },
+      }),
+    ]);
+    await expect(p.query(query(), { signal: AbortSignal.abort(new Error("gone")) })).rejects.toThrow(UserError);
+    expect(asked).toBe(false);
+  });
+
   it("answers with the plugin's UserError message when every plugin fails, and a generic one otherwise", async () => {
     const user = provider([
       definePlugin({
