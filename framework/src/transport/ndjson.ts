@@ -34,10 +34,16 @@ export class LineSplitter {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
-      const end = newline === -1 ? chunk.length : newline;
-      this.#take(chunk.subarray(start, end), events);
-      if (newline === -1) break;
-      this.#finishLine(events);
+      if (newline === -1) {
+        this.#take(chunk.subarray(start), events);
+        break;
+      }
+      // The usual case, a whole line inside one chunk, is decoded in place, without a copy.
+      if (this.#pendingBytes === 0 && !this.#discarding) this.#emit(chunk.subarray(start, newline), events);
+      else {
+        this.#take(chunk.subarray(start, newline), events);
+        this.#finishLine(events);
+      }
       start = newline + 1;
     }
     return events;
@@ -70,11 +76,16 @@ export class LineSplitter {
       this.#discarding = false;
       return;
     }
-    let bytes =
+    const bytes =
       this.#pending.length === 1 ? (this.#pending[0] as Uint8Array) : concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
-    if (bytes.length > 0 && bytes[bytes.length - 1] === CR) bytes = bytes.subarray(0, bytes.length - 1);
+    this.#emit(bytes, events);
+  }
+
+  /** Reports one complete line (terminator excluded): a line, an overflow, or nothing if blank. */
+  #emit(line: Uint8Array, events: FrameEvent[]): void {
+    const bytes = line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line;
     if (bytes.length > this.#maxLineBytes) {
       events.push({ type: "overflow", limit: this.#maxLineBytes });
       return;
