@@ -1,9 +1,12 @@
+import { EventEmitter } from "node:events";
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { assertReferenceValid } from "../../../test/support/reference-schema.js";
 import { silentLogger } from "../provider/logger.js";
 import { definePlugin } from "../provider/plugin.js";
 import { defineProvider } from "../provider/provider.js";
 import { connectInMemory } from "../testing/index.js";
+import { serveStdio } from "./stdio.js";
 
 /** A provider whose single plugin answers after the delay named in the goal ("wait 30"). */
 function delayedProvider() {
@@ -152,5 +155,32 @@ describe("stdio transport", () => {
     expect(Date.now() - started).toBeLessThan(1500);
     const reply = await connection.receive();
     expect(reply.type).toBe("error");
+  });
+
+  it("holds replies while the output is full, then writes them all in order before it ends", async () => {
+    const input = new PassThrough();
+    const written: string[] = [];
+    let full = true;
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string) {
+        written.push(chunk);
+        // The first write fills the pipe: nothing more may be written until 'drain'.
+        const accepted = !full;
+        full = false;
+        return accepted;
+      },
+    });
+    const server = serveStdio(delayedProvider(), { input, output });
+    input.write('{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n');
+    for (const goal of ["a", "b", "c"]) input.write(`${JSON.stringify(q(goal))}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(written).toHaveLength(1); // the ack; the frames wait for the drain
+    input.end();
+    const closed = server.closed;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    output.emit("drain");
+    expect(await closed).toBe("eof");
+    const ids = written.slice(1).map((line) => JSON.parse(line).result.frames[0].id);
+    expect(ids).toEqual(["delay:a", "delay:b", "delay:c"]);
   });
 });

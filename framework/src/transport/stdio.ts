@@ -8,6 +8,7 @@
 import { format } from "node:util";
 import { describeError } from "../provider/errors.js";
 import type { Provider } from "../provider/provider.js";
+import type { SessionReply } from "../provider/session.js";
 import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
 import type { Envelope } from "../wire/schemas.js";
 import { LineSplitter } from "./ndjson.js";
@@ -53,6 +54,12 @@ export interface StdioServer {
   close(reason?: CloseReason): Promise<CloseReason>;
 }
 
+/** A reply's place in the output order. */
+interface Slot {
+  settled: boolean;
+  envelope: Envelope | undefined;
+}
+
 /** Serves one host session over NDJSON on `input`/`output`. */
 export function serveStdio(provider: Provider, options: StdioOptions): StdioServer {
   const { input, output } = options;
@@ -60,7 +67,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
   const session = provider.openSession();
   const inflight = new AbortController();
-  let tail: Promise<void> = Promise.resolve();
+  const queryOptions = { signal: inflight.signal };
   let ending: Promise<CloseReason> | undefined;
   let outputBroken = false;
   let resolveClosed: (reason: CloseReason) => void = () => {};
@@ -68,24 +75,60 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     resolveClosed = resolve;
   });
 
-  async function write(envelope: Envelope): Promise<void> {
-    if (outputBroken) return;
-    let line: string;
+  // Replies leave in request order while their work runs concurrently: each request
+  // takes a slot, and settled slots are written from the head of the queue.
+  const queue: Slot[] = [];
+  let waitingForDrain = false;
+  let idle: (() => void) | undefined;
+
+  function serialise(envelope: Envelope): string {
     try {
-      line = writeEnvelope(envelope);
+      return writeEnvelope(envelope);
     } catch (error) {
       // Our bug, not the host's: still answer, so the host never waits for nothing.
       provider.log.error(describeError(error));
-      line = writeEnvelope(errorEnvelope("internal error: the provider produced an invalid reply"));
+      return writeEnvelope(errorEnvelope("internal error: the provider produced an invalid reply"));
     }
-    if (!output.write(`${line}\n`)) await new Promise<void>((resolve) => output.once("drain", resolve));
   }
 
-  /** Queues a reply so replies leave in request order while their work runs concurrently. */
-  function enqueue(reply: Promise<Envelope | undefined>): void {
-    tail = tail.then(async () => {
-      const envelope = await reply;
-      if (envelope !== undefined) await write(envelope);
+  function flush(): void {
+    while (!waitingForDrain && queue.length > 0 && (queue[0] as Slot).settled) {
+      const { envelope } = queue.shift() as Slot;
+      if (envelope === undefined || outputBroken) continue;
+      if (!output.write(`${serialise(envelope)}\n`)) {
+        waitingForDrain = true;
+        output.once("drain", () => {
+          waitingForDrain = false;
+          flush();
+        });
+      }
+    }
+    if (queue.length === 0 && !waitingForDrain) idle?.();
+  }
+
+  /** Takes the next reply slot; `reply` fills it (an already known envelope fills it at once). */
+  function enqueue(reply: Promise<SessionReply> | Envelope): void {
+    const slot: Slot = { settled: false, envelope: undefined };
+    queue.push(slot);
+    if ("type" in reply) {
+      slot.settled = true;
+      slot.envelope = reply;
+      flush();
+      return;
+    }
+    // Session replies never reject: every problem is already an `error` envelope.
+    reply.then((settled) => {
+      slot.settled = true;
+      slot.envelope = settled.envelope;
+      flush();
+    });
+  }
+
+  /** Resolves once every reply owed has been written (or the output broke). */
+  function written(): Promise<void> {
+    if (queue.length === 0 && !waitingForDrain) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      idle = resolve;
     });
   }
 
@@ -94,10 +137,10 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     try {
       value = JSON.parse(text);
     } catch (error) {
-      enqueue(Promise.resolve(errorEnvelope(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`)));
+      enqueue(errorEnvelope(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`));
       return;
     }
-    enqueue(session.handle(value, { signal: inflight.signal }));
+    enqueue(session.respond(value, queryOptions));
     if (session.state === "closed") void end("shutdown");
   }
 
@@ -107,10 +150,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     for (const event of splitter.push(bytes)) {
       if (ending !== undefined) return; // nothing after `shutdown` is read
       if (event.type === "line") onLine(event.text);
-      else
-        enqueue(
-          Promise.resolve(errorEnvelope(`line too long: over ${event.limit} bytes; skipped to the next newline`)),
-        );
+      else enqueue(errorEnvelope(`line too long: over ${event.limit} bytes; skipped to the next newline`));
     }
   }
 
@@ -122,7 +162,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       // Give in-flight queries a moment to finish; then abort them, which makes
       // them answer at once with an error rather than leave the host waiting.
       const timer = setTimeout(() => inflight.abort(new Error("provider shutting down")), drainMs);
-      await tail.catch(() => {});
+      await written();
       clearTimeout(timer);
       resolveClosed(reason);
       return reason;
@@ -143,6 +183,9 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   });
   output.on?.("error", (error) => {
     outputBroken = true;
+    // Nothing more can be written: what is owed is dropped, and waiting for a drain would never end.
+    waitingForDrain = false;
+    flush();
     provider.log.error(`stdout error: ${describeError(error)}`);
     void end("output-error");
   });
