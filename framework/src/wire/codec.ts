@@ -89,7 +89,8 @@ export class InvalidEnvelopeError extends Error {
   }
 }
 
-const trusted = new WeakSet<object>();
+/** The brand {@link trustEnvelope} puts on an envelope: a symbol, so JSON never sees it. */
+const TRUSTED: unique symbol = Symbol("ocp-provider.trusted");
 
 /**
  * Marks an envelope the framework built from checked parts as valid by construction,
@@ -98,7 +99,9 @@ const trusted = new WeakSet<object>();
  * envelope to the reference schema. Returns the envelope.
  */
 export function trustEnvelope<T extends object>(envelope: T): T {
-  trusted.add(envelope);
+  // A property rather than a WeakSet entry: one entry per reply made every young-generation
+  // collection walk the set's table.
+  Object.defineProperty(envelope, TRUSTED, { value: true });
   return envelope;
 }
 
@@ -107,7 +110,7 @@ export function trustEnvelope<T extends object>(envelope: T): T {
  * Extra fields are dropped, defaults filled; a violated constraint throws {@link InvalidEnvelopeError}.
  */
 export function writeEnvelope(envelope: Envelope | { type: EnvelopeType; [key: string]: unknown }): string {
-  if (trusted.has(envelope)) return JSON.stringify(envelope);
+  if ((envelope as { [TRUSTED]?: true })[TRUSTED] === true) return JSON.stringify(envelope);
   const parsed = EnvelopeSchema.safeParse(envelope);
   if (!parsed.success) throw new InvalidEnvelopeError(String(envelope.type), describeIssues(parsed.error, envelope));
   return JSON.stringify(parsed.data);
