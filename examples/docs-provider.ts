@@ -46,29 +46,46 @@ interface Section {
   end: number;
 }
 
-/** A section ready to score: its words are split once, not on every query. */
+/** A section ready to ship: where it came from, its text and its place in the index. */
 interface Indexed extends Section {
   uri: string;
-  body: Set<string>;
-  headingWords: Set<string>;
 }
 
-/** Reads and splits every file; what the search scores until a file changes. */
-async function buildIndex(): Promise<Indexed[]> {
+/**
+ * The sections, and for each word the sections holding it with its weight there (1 in
+ * the body, one more in the heading): a query reads only the postings of its own words.
+ */
+interface Index {
+  sections: Indexed[];
+  postings: Map<string, number[]>;
+  /** Per-section hit counts of the query being scored: reused, since search() never yields mid-scoring. */
+  hits: Uint16Array;
+}
+
+/** Reads, splits and word-indexes every file; what the search reads until a file changes. */
+async function buildIndex(): Promise<Index> {
   const files = (await Promise.all(roots.map(markdownFiles))).flat();
-  const indexed: Indexed[] = [];
+  const sectionsFound: Indexed[] = [];
+  const postings = new Map<string, number[]>();
   for (const file of files) {
     const source = await readFile(file, "utf8").catch(() => "");
+    const uri = pathToFileURL(file).href;
     for (const section of sections(file, source)) {
-      const extra = { uri: pathToFileURL(file).href, body: words(section.text), headingWords: words(section.heading) };
-      indexed.push({ ...section, ...extra });
+      const at = sectionsFound.push({ ...section, uri }) - 1;
+      const body = words(section.text);
+      const heading = words(section.heading);
+      for (const word of new Set([...body, ...heading])) {
+        let list = postings.get(word);
+        if (list === undefined) postings.set(word, (list = []));
+        list.push(at, (body.has(word) ? 1 : 0) + (heading.has(word) ? 1 : 0));
+      }
     }
   }
-  return indexed;
+  return { sections: sectionsFound, postings, hits: new Uint16Array(sectionsFound.length) };
 }
 
 // Built on first use and dropped whenever anything under the roots changes.
-let index: Promise<Indexed[]> | undefined;
+let index: Promise<Index> | undefined;
 const watchers: FSWatcher[] = [];
 
 /** Splits Markdown at headings (outside code fences); each section keeps its exact lines. */
@@ -105,26 +122,42 @@ const markdown = definePlugin({
     const wanted = [...words(`${query.goal} ${query.query_text ?? ""}`)];
     if (wanted.length === 0) return [];
     index ??= buildIndex();
-    const scored: { section: Indexed; hits: number }[] = [];
-    for (const section of await index) {
-      let hits = 0;
-      for (const word of wanted) hits += (section.body.has(word) ? 1 : 0) + (section.headingWords.has(word) ? 1 : 0);
-      if (hits > 0) scored.push({ section, hits });
+    const { sections: all, postings, hits } = await index;
+    for (const word of wanted) {
+      const list = postings.get(word);
+      if (list === undefined) continue;
+      for (let i = 0; i < list.length; i += 2) hits[list[i] as number] += list[i + 1] as number;
     }
     // The best few are enough to fill any budget; the others are reported, not shipped.
-    scored.sort(
-      (a, b) => b.hits - a.hits || a.section.uri.localeCompare(b.section.uri) || a.section.start - b.section.start,
-    );
-    const keep = scored.slice(0, Math.max(8, 3 * query.max_frames));
-    const candidates: Candidate[] = keep.map(({ section, hits }) => ({
-      content: section.text,
-      relevance: hits / (2 * wanted.length),
-      title: section.heading,
-      uri: section.uri,
-      range: { start: section.start, end: section.end },
-      provenance: [{ type: "file", method: "markdown-sections" }],
-    }));
-    return { candidates, omitted: scored.length - keep.length };
+    // One pass keeps them best-first, ties in index order (file order, then position).
+    const keep = Math.max(8, 3 * query.max_frames);
+    const best: number[] = [];
+    let matched = 0;
+    for (let at = 0; at < all.length; at++) {
+      const score = hits[at] as number;
+      if (score === 0) continue;
+      matched++;
+      if (best.length === keep && score <= (hits[best[keep - 1] as number] as number)) continue;
+      let slot = best.length === keep ? keep - 1 : best.length;
+      while (slot > 0 && (hits[best[slot - 1] as number] as number) < score) {
+        best[slot] = best[slot - 1] as number;
+        slot--;
+      }
+      best[slot] = at;
+    }
+    const candidates: Candidate[] = best.map((at) => {
+      const section = all[at] as Indexed;
+      return {
+        content: section.text,
+        relevance: (hits[at] as number) / (2 * wanted.length),
+        title: section.heading,
+        uri: section.uri,
+        range: { start: section.start, end: section.end },
+        provenance: [{ type: "file", method: "markdown-sections" }],
+      };
+    });
+    hits.fill(0);
+    return { candidates, omitted: matched - candidates.length };
   },
   close() {
     for (const watcher of watchers.splice(0)) watcher.close();
