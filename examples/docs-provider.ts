@@ -75,9 +75,10 @@ async function buildIndex(): Promise<Index> {
       const body = words(section.text);
       const heading = words(section.heading);
       for (const word of new Set([...body, ...heading])) {
-        let list = postings.get(word);
-        if (list === undefined) postings.set(word, (list = []));
-        list.push(at, (body.has(word) ? 1 : 0) + (heading.has(word) ? 1 : 0));
+        const weight = (body.has(word) ? 1 : 0) + (heading.has(word) ? 1 : 0);
+        const list = postings.get(word);
+        if (list === undefined) postings.set(word, [at, weight]);
+        else list.push(at, weight);
       }
     }
   }
@@ -126,7 +127,10 @@ const markdown = definePlugin({
     for (const word of wanted) {
       const list = postings.get(word);
       if (list === undefined) continue;
-      for (let i = 0; i < list.length; i += 2) hits[list[i] as number] += list[i + 1] as number;
+      for (let i = 0; i < list.length; i += 2) {
+        const at = list[i] as number;
+        hits[at] = (hits[at] as number) + (list[i + 1] as number);
+      }
     }
     // The best few are enough to fill any budget; the others are reported, not shipped.
     // One pass keeps them best-first, ties in index order (file order, then position).
