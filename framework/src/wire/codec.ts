@@ -6,7 +6,10 @@
  * The writer validates before it serialises, so nothing malformed reaches a peer.
  */
 import type { z } from "zod";
+import { framesEnvelopeJson } from "./frames-json.js";
 import { type Envelope, EnvelopeSchema, type EnvelopeType, FRAME_KINDS } from "./schemas.js";
+
+type FramesEnvelope = Extract<Envelope, { type: "frames" }>;
 
 /** Envelope types a host sends to a provider. */
 export const HOST_ENVELOPE_TYPES = ["handshake", "query", "shutdown"] as const;
@@ -110,7 +113,11 @@ export function trustEnvelope<T extends object>(envelope: T): T {
  * Extra fields are dropped, defaults filled; a violated constraint throws {@link InvalidEnvelopeError}.
  */
 export function writeEnvelope(envelope: Envelope | { type: EnvelopeType; [key: string]: unknown }): string {
-  if ((envelope as { [TRUSTED]?: true })[TRUSTED] === true) return JSON.stringify(envelope);
+  if ((envelope as { [TRUSTED]?: true })[TRUSTED] === true) {
+    return envelope.type === "frames"
+      ? framesEnvelopeJson((envelope as FramesEnvelope).result)
+      : JSON.stringify(envelope);
+  }
   const parsed = EnvelopeSchema.safeParse(envelope);
   if (!parsed.success) throw new InvalidEnvelopeError(String(envelope.type), describeIssues(parsed.error, envelope));
   return JSON.stringify(parsed.data);
