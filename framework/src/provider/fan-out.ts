@@ -46,7 +46,7 @@ class PluginTimeout extends Error {}
 
 /** One plugin's search in flight: what a timeout or an outer abort settles early. */
 class Call {
-  /** Epoch ms the search started and must end by. */
+  /** When the search started and must end by, on the monotonic clock (`performance.now()`): a wall-clock jump never stretches or cuts a timeout. */
   readonly started: number;
   readonly deadline: number;
   /** Set once the call ended one way or another; later aborts are ignored. */
@@ -125,16 +125,16 @@ class Watchdog {
   #arm(deadline: number): void {
     clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - Date.now()));
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - performance.now()));
   }
 
   #fire(): void {
     this.#timer = undefined;
     this.#armedFor = Number.POSITIVE_INFINITY;
-    const now = Date.now();
+    const now = performance.now();
     let next = Number.POSITIVE_INFINITY;
     for (const call of this.#calls) {
-      if (call.deadline <= now) call.abort(new PluginTimeout(`timed out after ${call.deadline - call.started} ms`));
+      if (call.deadline <= now) call.abort(new PluginTimeout(`timed out after ${Math.round(call.deadline - call.started)} ms`));
       else next = Math.min(next, call.deadline);
     }
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
@@ -162,7 +162,7 @@ function follow(signal: AbortSignal, call: Call): void {
 async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome> {
   const log = options.log(plugin);
   const timeoutMs = plugin.timeoutMs ?? options.timeoutMs;
-  const started = Date.now();
+  const started = performance.now();
   const call = new Call(started, started + timeoutMs);
   const outer = options.signals ?? [];
   for (const signal of outer) {
@@ -175,7 +175,7 @@ async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOpt
     get signal() {
       return call.signal;
     },
-    deadline: call.deadline,
+    deadline: Date.now() + timeoutMs,
     log,
   };
   try {
