@@ -52,6 +52,18 @@ export interface ErasureRow {
   actor: string | null;
 }
 
+/** A subject + predicate pair: what a functional predicate allows one value of at a time. */
+export interface SubjectPredicate {
+  readonly subject: string;
+  readonly predicate: string;
+}
+
+/** One version of one fact. */
+export interface VersionKey {
+  readonly id: number;
+  readonly version: number;
+}
+
 /** Reads; inside a write transaction they see its own writes. */
 export interface Reader {
   /** The current version of fact `id` (any valid time), if the fact exists. */
@@ -62,6 +74,11 @@ export interface Reader {
   historyOfSubject(subject: string): Promise<Row[]>;
   /** Current versions of `subject` + `predicate` (any valid time). */
   currentFor(subject: string, predicate: string): Promise<Row[]>;
+  /**
+   * Current versions of every given subject + predicate pair, in no particular order:
+   * {@link currentFor} for a whole import batch at once (one round trip on a server).
+   */
+  currentForPairs(pairs: readonly SubjectPredicate[]): Promise<Row[]>;
   /** Versions matching a listing filter, ordered by subject, predicate, valid_from. */
   list(filter: ListFilter): Promise<Row[]>;
   /** How many versions' text matches `term` (any time), counting no further than `cap`. */
@@ -96,6 +113,8 @@ export interface WriteTx extends Reader {
   insert(rows: readonly Row[]): Promise<void>;
   /** Ends the system interval of version `version` of fact `id` at this transaction's time. */
   close(id: number, version: number): Promise<void>;
+  /** {@link close} for many versions at once (one statement): an import batch's supersessions. */
+  closeAll(versions: readonly VersionKey[]): Promise<void>;
   /** Changes the valid_to of a version recorded in this same transaction (nobody saw the old value). */
   amendValidTo(id: number, version: number, validTo: number): Promise<void>;
   /** Deletes every version of the given facts; returns how many versions went. */

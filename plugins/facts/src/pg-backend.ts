@@ -285,6 +285,18 @@ class PgBackend implements FactBackend {
           `SELECT ${COLUMNS} FROM ${s}.facts WHERE subject = $1 AND predicate = $2 AND superseded_at IS NULL ORDER BY id`,
           [subject, predicate],
         ),
+      currentForPairs: async (pairs) => {
+        // Plain `= ANY` lists, so the (subject, predicate) index drives the lookup whatever the
+        // statistics say: joined with unnest(), a table not yet analysed got every current row
+        // scanned and hashed, per batch. The few rows of other pairs among them are dropped here.
+        const wanted = new Set(pairs.map((pair) => `${pair.subject}\u0000${pair.predicate}`));
+        const found = await rows(
+          `SELECT ${COLUMNS} FROM ${s}.facts
+           WHERE subject = ANY($1::text[]) AND predicate = ANY($2::text[]) AND superseded_at IS NULL`,
+          [[...new Set(pairs.map((pair) => pair.subject))], [...new Set(pairs.map((pair) => pair.predicate))]],
+        );
+        return found.filter((row) => wanted.has(`${row.subject}\u0000${row.predicate}`));
+      },
       list: (filter: ListFilter) => {
         const { p, values } = params();
         const where = [visibleAt(filter.time, p)];
@@ -381,6 +393,17 @@ class PgBackend implements FactBackend {
           id,
           version,
         ]);
+      },
+      closeAll: async (versions) => {
+        if (versions.length === 0) return;
+        // Driven by the current-version index on id (one current version per id, so ids are
+        // distinct here); each row's version is then checked against its own entry.
+        await run(
+          `UPDATE ${s}.facts SET superseded_at = $1
+           WHERE id = ANY($2::bigint[]) AND superseded_at IS NULL
+             AND version = ($3::int[])[array_position($2::bigint[], id)]`,
+          [await tick(), versions.map((v) => v.id), versions.map((v) => v.version)],
+        );
       },
       amendValidTo: async (id, version, validTo) => {
         await run(`UPDATE ${s}.facts SET valid_to = $1 WHERE id = $2 AND version = $3`, [validTo, id, version]);

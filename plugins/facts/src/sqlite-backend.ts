@@ -115,6 +115,19 @@ interface SqlRow {
 const COLUMNS =
   "id, version, subject, predicate, statement, valid_from, valid_to, recorded_at, superseded_at, source, method, author, op, note, actor";
 
+const CURRENT_FOR = `SELECT ${COLUMNS} FROM facts WHERE subject = ? AND predicate = ? AND superseded_at IS NULL ORDER BY id`;
+
+/**
+ * Most rows one INSERT takes (15 parameters each, under SQLite's 32,766). Rows go in
+ * as multi-row INSERTs because every statement that fires the full-text trigger
+ * opens a statement savepoint, and FTS5 writes its pending terms out as a new
+ * segment at each savepoint: one row per statement made a segment per row, to be
+ * merged again, which cost more than the rest of the insert together.
+ */
+const INSERT_CHUNK = 1024;
+const ROW_PARAMETERS = `(${COLUMNS.split(", ").fill("?").join(", ")})`;
+const CLOSE = "UPDATE facts SET superseded_at = ? WHERE id = ? AND version = ? AND superseded_at IS NULL";
+
 function toRow(row: SqlRow): Row {
   return {
     id: row.id,
@@ -213,6 +226,7 @@ class SqliteBackend implements FactBackend {
   readonly defaultName: string;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly inserts = new Map<number, Database.Statement>();
 
   constructor(
     private readonly db: Database.Database,
@@ -229,6 +243,18 @@ class SqliteBackend implements FactBackend {
     if (statement === undefined) {
       statement = this.db.prepare(text);
       this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  /** The cached INSERT of `size` rows (see {@link INSERT_CHUNK}). */
+  private insertStatement(size: number): Database.Statement {
+    let statement = this.inserts.get(size);
+    if (statement === undefined) {
+      statement = this.db.prepare(
+        `INSERT INTO facts (${COLUMNS}) VALUES ${Array(size).fill(ROW_PARAMETERS).join(", ")}`,
+      );
+      this.inserts.set(size, statement);
     }
     return statement;
   }
@@ -318,12 +344,9 @@ class SqliteBackend implements FactBackend {
           `SELECT ${COLUMNS} FROM facts WHERE id IN (SELECT id FROM facts WHERE subject = ?) ORDER BY id, version`,
           subject,
         ),
-      currentFor: async (subject, predicate) =>
-        all(
-          `SELECT ${COLUMNS} FROM facts WHERE subject = ? AND predicate = ? AND superseded_at IS NULL ORDER BY id`,
-          subject,
-          predicate,
-        ),
+      currentFor: async (subject, predicate) => all(CURRENT_FOR, subject, predicate),
+      // In-process, a lookup per pair is as cheap as one statement for all and keeps the index plan obvious.
+      currentForPairs: async (pairs) => pairs.flatMap(({ subject, predicate }) => all(CURRENT_FOR, subject, predicate)),
       list: async (filter: ListFilter) => {
         const visible = visibleAt(filter.time);
         const where = [visible.sql];
@@ -386,7 +409,6 @@ class SqliteBackend implements FactBackend {
 
   private writer(tick: () => number): WriteTx {
     const run = (text: string, ...params: unknown[]) => this.sql(text).run(...params);
-    const insert = this.sql(`INSERT INTO facts (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     return {
       ...this.reader(),
       now: async () => tick(),
@@ -399,33 +421,41 @@ class SqliteBackend implements FactBackend {
         run("UPDATE state SET clock = max(clock, ?)", time);
       },
       insert: async (rows) => {
-        for (const r of rows) {
-          insert.run(
-            r.id,
-            r.version,
-            r.subject,
-            r.predicate,
-            r.statement,
-            r.validFrom,
-            r.validTo,
-            r.recordedAt,
-            r.supersededAt,
-            r.source,
-            r.method,
-            r.author,
-            r.op,
-            r.note,
-            r.actor,
-          );
+        let at = 0;
+        while (at < rows.length) {
+          // Power-of-two chunks: at most a dozen distinct statements to prepare and cache, rows kept in order.
+          let size = INSERT_CHUNK;
+          while (size > rows.length - at) size /= 2;
+          const values: unknown[] = [];
+          for (const r of rows.slice(at, at + size)) {
+            values.push(
+              r.id,
+              r.version,
+              r.subject,
+              r.predicate,
+              r.statement,
+              r.validFrom,
+              r.validTo,
+              r.recordedAt,
+              r.supersededAt,
+              r.source,
+              r.method,
+              r.author,
+              r.op,
+              r.note,
+              r.actor,
+            );
+          }
+          this.insertStatement(size).run(values);
+          at += size;
         }
       },
       close: async (id, version) => {
-        run(
-          "UPDATE facts SET superseded_at = ? WHERE id = ? AND version = ? AND superseded_at IS NULL",
-          tick(),
-          id,
-          version,
-        );
+        run(CLOSE, tick(), id, version);
+      },
+      closeAll: async (versions) => {
+        const now = tick();
+        for (const { id, version } of versions) run(CLOSE, now, id, version);
       },
       amendValidTo: async (id, version, validTo) => {
         run("UPDATE facts SET valid_to = ? WHERE id = ? AND version = ?", validTo, id, version);

@@ -6,6 +6,7 @@
  */
 import type { Clock, FactBackend, Row, WriteTx } from "./backend.js";
 import { FACT_ERRORS, FactError } from "./errors.js";
+import { type ImportBatchResult, importRecords } from "./import-batch.js";
 import {
   type AssertInput,
   type CorrectInput,
@@ -52,15 +53,7 @@ export interface FactHit {
   readonly relevance: number;
 }
 
-/** What one atomic import batch did. */
-export interface ImportBatchResult {
-  /** Records written as new versions. */
-  readonly inserted: number;
-  /** Records already in the store under the same id (and version): skipped, so a re-run is harmless. */
-  readonly skipped: number;
-  /** Versions of other facts closed because an imported fact superseded them. */
-  readonly superseded: number;
-}
+export type { ImportBatchResult } from "./import-batch.js";
 
 /** Turns a stored row into the API's view of a version. */
 export function toFact(row: Row): Fact {
@@ -147,7 +140,7 @@ export class FactStore {
         note: null,
         actor: author,
       };
-      return this.place(tx, row, await tx.functionalPredicates());
+      return placeRow(tx, row, await tx.functionalPredicates());
     });
   }
 
@@ -213,7 +206,7 @@ export class FactStore {
         note: reason,
         actor: by,
       };
-      return this.place(tx, row, await tx.functionalPredicates());
+      return placeRow(tx, row, await tx.functionalPredicates());
     });
   }
 
@@ -376,78 +369,7 @@ export class FactStore {
    */
   async importBatch(records: readonly ParsedRecord[]): Promise<ImportBatchResult> {
     if (records.length === 0) return { inserted: 0, skipped: 0, superseded: 0 };
-    return this.backend.write(async (tx) => {
-      const stored = new Map<string, Row>();
-      const currentVersion = new Map<number, number>();
-      for (const row of await tx.versionsOf([...new Set(records.map((record) => record.id))])) {
-        stored.set(`${row.id}@${row.version}`, row);
-        if (row.supersededAt === null) currentVersion.set(row.id, row.version);
-      }
-      const functional = await tx.functionalPredicates();
-      // System time is taken once, and only if some record is new (restored ones bring theirs).
-      const now = records.some((record) => record.recordedAt === undefined) ? await tx.now() : 0;
-      let pending: Row[] = [];
-      const pendingPredicates = new Set<string>();
-      let inserted = 0;
-      let skipped = 0;
-      let superseded = 0;
-      let maxId = 0;
-      let latest = Number.NEGATIVE_INFINITY;
-      for (const record of records) {
-        const key = `${record.id}@${record.version}`;
-        const existing = stored.get(key);
-        if (existing !== undefined) {
-          const same =
-            existing.subject === record.subject &&
-            existing.predicate === record.predicate &&
-            existing.statement === record.statement;
-          if (!same) {
-            throw new FactError(
-              FACT_ERRORS.CONFLICT,
-              `fact ${record.id} version ${record.version} is already stored with different content ` +
-                `('${existing.subject} · ${existing.predicate}'); nothing of this batch was imported`,
-            );
-          }
-          skipped++;
-          continue;
-        }
-        const restoring = record.recordedAt !== undefined;
-        const current = currentVersion.get(record.id);
-        if (current !== undefined && (!restoring || record.supersededAt === null)) {
-          throw new FactError(
-            FACT_ERRORS.CONFLICT,
-            `fact ${record.id} already has a current version (${current}); a record for version ${record.version} ` +
-              `would be a second one; nothing of this batch was imported`,
-          );
-        }
-        const validFrom = record.validFrom ?? now;
-        if (!restoring) checkInterval(validFrom, record.validTo, () => describeInterval(validFrom, record.validTo));
-        const row: Row = { ...record, validFrom, recordedAt: record.recordedAt ?? now };
-        stored.set(key, row);
-        if (row.supersededAt === null) currentVersion.set(row.id, row.version);
-        maxId = Math.max(maxId, row.id);
-        latest = Math.max(latest, row.recordedAt, row.supersededAt ?? row.recordedAt);
-        inserted++;
-        if (!restoring && functional.has(row.predicate)) {
-          // Supersession reads the facts of this predicate: any still waiting in this batch go in first.
-          if (pendingPredicates.has(row.predicate)) {
-            await tx.insert(pending);
-            pending = [];
-            pendingPredicates.clear();
-          }
-          const result = await this.place(tx, row, functional);
-          superseded += result.superseded.length;
-          for (const fact of result.superseded) currentVersion.set(fact.id, fact.version);
-        } else {
-          pending.push(row);
-          pendingPredicates.add(row.predicate);
-        }
-      }
-      await tx.insert(pending);
-      if (maxId > 0) await tx.reserveIds(maxId);
-      if (Number.isFinite(latest)) await tx.advanceClock(latest);
-      return { inserted, skipped, superseded };
-    });
+    return this.backend.write((tx) => importRecords(tx, records));
   }
 
   /** Refreshes the planner's statistics: call it after a bulk import (`importJsonl` does). */
@@ -472,43 +394,45 @@ export class FactStore {
     if (row === undefined) throw new FactError(FACT_ERRORS.UNKNOWN_ID, `no fact ${id} (never recorded, or erased)`);
     return row;
   }
+}
 
-  /**
-   * Writes `row` (a new fact or a new version) and, for a functional predicate,
-   * closes the facts it supersedes and trims it where a later fact takes over.
-   */
-  private async place(tx: WriteTx, row: Row, functional: ReadonlySet<string>): Promise<WriteResult> {
-    const superseded: Fact[] = [];
-    const now = await tx.now();
-    const holds = row.validTo === null || row.validTo > row.validFrom;
-    if (holds && functional.has(row.predicate)) {
-      const others = (await tx.currentFor(row.subject, row.predicate)).filter((other) => other.id !== row.id);
-      const plan = planSupersession(row, others);
-      row.validTo = plan.validTo;
-      for (const { id, validTo } of plan.close) {
-        const other = others.find((candidate) => candidate.id === id) as Row;
-        if (other.recordedAt === now) {
-          // Recorded in this same transaction: nobody ever saw the longer interval, so no new version.
-          await tx.amendValidTo(other.id, other.version, validTo);
-          superseded.push(toFact({ ...other, validTo }));
-          continue;
-        }
-        await tx.close(other.id, other.version);
-        const next: Row = {
-          ...other,
-          version: other.version + 1,
-          validTo,
-          recordedAt: now,
-          supersededAt: null,
-          op: "supersede",
-          note: `superseded by fact ${row.id}`,
-          actor: row.actor,
-        };
-        await tx.insert([next]);
-        superseded.push(toFact(next));
+/**
+ * Writes `row` (a new fact or a new version) and, for a functional predicate,
+ * closes the facts it supersedes and trims it where a later fact takes over. Internal:
+ * `assert` and `correct` write through it, and the import tests' record-at-a-time
+ * reference does too, so a batch import is always checked against the live rules.
+ */
+export async function placeRow(tx: WriteTx, row: Row, functional: ReadonlySet<string>): Promise<WriteResult> {
+  const superseded: Fact[] = [];
+  const now = await tx.now();
+  const holds = row.validTo === null || row.validTo > row.validFrom;
+  if (holds && functional.has(row.predicate)) {
+    const others = (await tx.currentFor(row.subject, row.predicate)).filter((other) => other.id !== row.id);
+    const plan = planSupersession(row, others);
+    row.validTo = plan.validTo;
+    for (const { id, validTo } of plan.close) {
+      const other = others.find((candidate) => candidate.id === id) as Row;
+      if (other.recordedAt === now) {
+        // Recorded in this same transaction: nobody ever saw the longer interval, so no new version.
+        await tx.amendValidTo(other.id, other.version, validTo);
+        superseded.push(toFact({ ...other, validTo }));
+        continue;
       }
+      await tx.close(other.id, other.version);
+      const next: Row = {
+        ...other,
+        version: other.version + 1,
+        validTo,
+        recordedAt: now,
+        supersededAt: null,
+        op: "supersede",
+        note: `superseded by fact ${row.id}`,
+        actor: row.actor,
+      };
+      await tx.insert([next]);
+      superseded.push(toFact(next));
     }
-    await tx.insert([row]);
-    return { fact: toFact(row), superseded };
   }
+  await tx.insert([row]);
+  return { fact: toFact(row), superseded };
 }
