@@ -28,6 +28,30 @@ export interface ImportBatchResult {
   readonly superseded: number;
 }
 
+/**
+ * Refuses a restored version that would leave a fact's current version below its own
+ * history. The store's next write to that fact (a supersession, a correction) makes
+ * version current + 1, which would then collide with the history above it: better a
+ * clear refusal now than a constraint error later.
+ */
+export function checkRestoredVersion(record: ParsedRecord, current: number | undefined, highest: number | undefined) {
+  if (record.recordedAt === undefined) return;
+  const below =
+    record.supersededAt === null
+      ? highest !== undefined && highest > record.version
+      : current !== undefined && record.version > current;
+  if (below) {
+    throw new FactError(
+      FACT_ERRORS.CONFLICT,
+      `fact ${record.id}: a current version must be its latest, but version ${record.version} ` +
+        (record.supersededAt === null
+          ? `would be current below stored version ${highest}`
+          : `would be history above current version ${current}`) +
+        "; nothing of this batch was imported",
+    );
+  }
+}
+
 // A separator no checked text contains (checkText refuses NUL), so two pairs never share a key.
 const pairKey = (subject: string, predicate: string) => `${subject}\u0000${predicate}`;
 
@@ -38,9 +62,13 @@ const pairKey = (subject: string, predicate: string) => `${subject}\u0000${predi
 export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[]): Promise<ImportBatchResult> {
   const stored = new Map<string, Row>();
   const currentVersion = new Map<number, number>();
+  const highest = new Map<number, number>();
+  const seen = (row: { id: number; version: number }) =>
+    highest.set(row.id, Math.max(highest.get(row.id) ?? 0, row.version));
   for (const row of await tx.versionsOf([...new Set(records.map((record) => record.id))])) {
     stored.set(`${row.id}@${row.version}`, row);
     if (row.supersededAt === null) currentVersion.set(row.id, row.version);
+    seen(row);
   }
   const functional = await tx.functionalPredicates();
   // System time is taken once, and only if some record is new (restored ones bring theirs).
@@ -106,6 +134,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
           `would be a second one; nothing of this batch was imported`,
       );
     }
+    checkRestoredVersion(record, known, highest.get(record.id));
     const validFrom = record.validFrom ?? now;
     if (!restoring) {
       const validTo = record.validTo;
@@ -118,6 +147,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
     const row: Row = { ...record, validFrom, recordedAt: record.recordedAt ?? now };
     stored.set(key, row);
     if (row.supersededAt === null) currentVersion.set(row.id, row.version);
+    seen(row);
     maxId = Math.max(maxId, row.id);
     latest = Math.max(latest, row.recordedAt, row.supersededAt ?? row.recordedAt);
     inserted++;
@@ -161,6 +191,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
           rows.push(next);
           track(next);
           currentVersion.set(next.id, next.version);
+          seen(next);
         }
         // Closed versions leave the pair's current rows.
         current.set(

@@ -455,6 +455,66 @@ describe.each(TARGETS)("fact store on %s", (_label, makeTarget) => {
     await store.close();
   });
 
+  it("refuses restored history that would leave a fact's current version below it", async () => {
+    const store = await target.open();
+    await store.setFunctional("works_at");
+    const version = (version: number, closed: string | null) =>
+      parseRecord({
+        id: 70,
+        version,
+        subject: "ann",
+        predicate: "works_at",
+        statement: "Ann works at Acme",
+        valid_from: "2020-01-01",
+        recorded_at: `202${version}-01-01T00:00:00Z`,
+        superseded_at: closed,
+      });
+    const before = await snapshot(store);
+    // Either order in one batch, and history above a current version already stored.
+    await rejects(
+      store.importBatch([version(1, null), version(2, "2023-01-01T00:00:00Z")]),
+      FACT_ERRORS.CONFLICT,
+      /fact 70: .*version 2 would be history above current version 1/,
+    );
+    await rejects(
+      store.importBatch([version(2, "2023-01-01T00:00:00Z"), version(1, null)]),
+      FACT_ERRORS.CONFLICT,
+      /fact 70: .*version 1 would be current below stored version 2/,
+    );
+    expect(await snapshot(store)).toEqual(before);
+    await store.importBatch([version(1, null)]);
+    await rejects(
+      store.importBatch([version(3, "2024-01-01T00:00:00Z")]),
+      FACT_ERRORS.CONFLICT,
+      /version 3 would be history above current version 1/,
+    );
+    // History below the current version is what an export holds: accepted, and the fact
+    // can still be superseded (its next version is above everything stored).
+    const bob = (version: number, recorded: string, closed: string | null) =>
+      parseRecord({
+        id: 72,
+        version,
+        subject: "bob",
+        predicate: "works_at",
+        statement: `Bob works at Acme (v${version})`,
+        valid_from: "2020-01-01",
+        recorded_at: recorded,
+        superseded_at: closed,
+      });
+    await store.importBatch([
+      bob(1, "2021-01-01T00:00:00Z", "2022-06-01T00:00:00Z"),
+      bob(2, "2022-06-01T00:00:00Z", null),
+    ]);
+    const later = await store.assert({
+      subject: "bob",
+      predicate: "works_at",
+      statement: "Bob works at Globex",
+      validFrom: "2024-06-01",
+    });
+    expect(later.superseded.map((fact) => [fact.id, fact.version])).toEqual([[72, 3]]);
+    await store.close();
+  });
+
   it("round-trips an export into an empty store exactly, history and system times included", async () => {
     const system = manualClock("2024-01-01T00:00:00Z");
     const source = await target.open({ clock: system.clock });

@@ -7,7 +7,7 @@
  */
 import type { FactBackend, Row } from "../backend.js";
 import { FACT_ERRORS, FactError } from "../errors.js";
-import type { ImportBatchResult } from "../import-batch.js";
+import { checkRestoredVersion, type ImportBatchResult } from "../import-batch.js";
 import { checkInterval } from "../model.js";
 import type { ParsedRecord } from "../records.js";
 import { placeRow } from "../store.js";
@@ -19,9 +19,13 @@ export function importOneByOne(backend: FactBackend, records: readonly ParsedRec
   return backend.write(async (tx) => {
     const stored = new Map<string, Row>();
     const currentVersion = new Map<number, number>();
+    const highest = new Map<number, number>();
+    const seen = (row: { id: number; version: number }) =>
+      highest.set(row.id, Math.max(highest.get(row.id) ?? 0, row.version));
     for (const row of await tx.versionsOf([...new Set(records.map((record) => record.id))])) {
       stored.set(`${row.id}@${row.version}`, row);
       if (row.supersededAt === null) currentVersion.set(row.id, row.version);
+      seen(row);
     }
     const functional = await tx.functionalPredicates();
     const now = records.some((record) => record.recordedAt === undefined) ? await tx.now() : 0;
@@ -59,6 +63,7 @@ export function importOneByOne(backend: FactBackend, records: readonly ParsedRec
             `would be a second one; nothing of this batch was imported`,
         );
       }
+      checkRestoredVersion(record, current, highest.get(record.id));
       const validFrom = record.validFrom ?? now;
       const validTo = record.validTo;
       if (!restoring) {
@@ -71,6 +76,7 @@ export function importOneByOne(backend: FactBackend, records: readonly ParsedRec
       const row: Row = { ...record, validFrom, recordedAt: record.recordedAt ?? now };
       stored.set(key, row);
       if (row.supersededAt === null) currentVersion.set(row.id, row.version);
+      seen(row);
       maxId = Math.max(maxId, row.id);
       latest = Math.max(latest, row.recordedAt, row.supersededAt ?? row.recordedAt);
       inserted++;
@@ -82,7 +88,10 @@ export function importOneByOne(backend: FactBackend, records: readonly ParsedRec
         }
         const closed = (await placeRow(tx, row, functional)).superseded;
         superseded += closed.length;
-        for (const version of closed) currentVersion.set(version.id, version.version);
+        for (const version of closed) {
+          currentVersion.set(version.id, version.version);
+          seen(version);
+        }
       } else {
         pending.push(row);
         pendingPredicates.add(row.predicate);
