@@ -134,7 +134,8 @@ class Watchdog {
     const now = performance.now();
     let next = Number.POSITIVE_INFINITY;
     for (const call of this.#calls) {
-      if (call.deadline <= now) call.abort(new PluginTimeout(`timed out after ${Math.round(call.deadline - call.started)} ms`));
+      if (call.deadline <= now)
+        call.abort(new PluginTimeout(`timed out after ${Math.round(call.deadline - call.started)} ms`));
       else next = Math.min(next, call.deadline);
     }
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
