@@ -142,6 +142,34 @@ class Watchdog {
   }
 }
 
+/**
+ * What search() gets. `signal` is an own, enumerable property (spreading the context
+ * keeps it) whose getter makes the call's signal on first read. The getter is one
+ * function shared by every context: an object literal with a getter would make a fresh
+ * closure, and so a fresh hidden class in old space, per query — which kept every
+ * query's objects alive through young-generation collections (a fifth of a query's time).
+ */
+class PluginContext implements SearchContext {
+  static readonly #signal: PropertyDescriptor = {
+    get(this: PluginContext) {
+      return this.#call.signal;
+    },
+    enumerable: true,
+  };
+  // Declared, not initialised as fields: the keys then come in the order the constructor adds them.
+  declare readonly signal: AbortSignal;
+  declare readonly deadline: number;
+  declare readonly log: Logger;
+  readonly #call: Call;
+
+  constructor(call: Call, deadline: number, log: Logger) {
+    this.#call = call;
+    Object.defineProperty(this, "signal", PluginContext.#signal);
+    this.deadline = deadline;
+    this.log = log;
+  }
+}
+
 const watchdog = new Watchdog();
 
 /** The calls each outer signal must abort; one listener per signal for its whole life. */
@@ -172,13 +200,7 @@ async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOpt
     else follow(signal, call);
   }
   watchdog.add(call);
-  const context: SearchContext = {
-    get signal() {
-      return call.signal;
-    },
-    deadline: Date.now() + timeoutMs,
-    log,
-  };
+  const context = new PluginContext(call, Date.now() + timeoutMs, log);
   try {
     return collect(plugin, await call.run(() => plugin.search(query, context)), log);
   } catch (error) {

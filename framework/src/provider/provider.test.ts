@@ -271,6 +271,27 @@ describe("provider.query", () => {
     expect(late?.reason).toEqual(new Error("host went away"));
   });
 
+  it("gives search a plain-looking context: signal, deadline and log survive a spread", async () => {
+    let keys: string[] = [];
+    let copied: { signal?: unknown; deadline?: unknown } = {};
+    const { provider: p } = provider([
+      definePlugin({
+        name: "a",
+        kinds: ["snippet"],
+        search: (_, ctx) => {
+          keys = Object.keys(ctx);
+          copied = { ...ctx };
+          return [];
+        },
+      }),
+    ]);
+    const before = Date.now();
+    await p.query(query());
+    expect(keys).toEqual(["signal", "deadline", "log"]);
+    expect(copied.signal).toBeInstanceOf(AbortSignal);
+    expect(copied.deadline).toBeGreaterThanOrEqual(before + 10_000);
+  });
+
   it("answers at once when the query's signal is already aborted", async () => {
     let asked = false;
     const { provider: p } = provider([
