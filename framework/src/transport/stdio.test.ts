@@ -183,4 +183,24 @@ describe("stdio transport", () => {
     const ids = written.slice(1).map((line) => JSON.parse(line).result.frames[0].id);
     expect(ids).toEqual(["delay:a", "delay:b", "delay:c"]);
   });
+
+  it("ends without waiting for a drain that will never come when the output breaks", async () => {
+    const input = new PassThrough();
+    const written: string[] = [];
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string) {
+        written.push(chunk);
+        return false; // full from the first write on
+      },
+    });
+    const server = serveStdio(delayedProvider(), { input, output });
+    input.write('{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n');
+    input.write(`${JSON.stringify(q("a"))}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    output.emit("error", new Error("EPIPE"));
+    const started = Date.now();
+    expect(await server.closed).toBe("output-error");
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(written).toHaveLength(1); // the ack; nothing is written once the output broke
+  });
 });
