@@ -4,7 +4,7 @@
  * junk loses only its own candidates, and says so on stderr under its name.
  *
  * This runs on every query, so it allocates little: a call's AbortSignal is made only
- * if the plugin reads `ctx.signal`, timeouts share one timer (see {@link Watchdog}),
+ * if the plugin reads `ctx.signal`, timeouts share one timer (see {@link InFlight}),
  * and the outer signals (host gone, provider closing) get one listener each for
  * their whole life rather than one per query.
  */
@@ -49,16 +49,22 @@ class Call {
   /** When the search started and must end by, on the monotonic clock (`performance.now()`): a wall-clock jump never stretches or cuts a timeout. */
   readonly started: number;
   readonly deadline: number;
+  /** The signals that stop it besides its timeout (the host went away, the provider is closing). */
+  readonly outer: readonly (AbortSignal | undefined)[];
   /** Set once the call ended one way or another; later aborts are ignored. */
   done = false;
+  /** Links in the list of calls in flight (see {@link InFlight}). */
+  prev: Call | undefined;
+  next: Call | undefined;
   #reason: unknown;
   #aborted = false;
   #controller: AbortController | undefined;
   #reject: (reason: unknown) => void = () => {};
 
-  constructor(started: number, deadline: number) {
+  constructor(started: number, deadline: number, outer: readonly (AbortSignal | undefined)[]) {
     this.started = started;
     this.deadline = deadline;
+    this.outer = outer;
   }
 
   /** Resolves to the plugin's output, or rejects on an abort, whatever the plugin does. */
@@ -101,25 +107,45 @@ function isThenable(value: unknown): value is PromiseLike<SearchOutput> {
 }
 
 /**
- * Every call's timeout on one timer, armed for the earliest deadline. Under steady
- * load deadlines only move later, so a query costs a Set insert and delete instead
- * of a timer; the timer is unref'd whenever nothing is in flight, so it never keeps
- * an idle process alive.
+ * The calls in flight, in a linked list threaded through the calls themselves, so a
+ * query allocates nothing to be tracked. Their timeouts share one timer, armed for the
+ * earliest deadline: under steady load deadlines only move later, so a query costs two
+ * link updates instead of a timer. The timer is unref'd whenever nothing is in flight,
+ * so it never keeps an idle process alive.
  */
-class Watchdog {
-  readonly #calls = new Set<Call>();
+class InFlight {
+  #first: Call | undefined;
+  #last: Call | undefined;
+  #size = 0;
   #timer: NodeJS.Timeout | undefined;
   #armedFor = Number.POSITIVE_INFINITY;
 
   add(call: Call): void {
-    this.#calls.add(call);
+    call.prev = this.#last;
+    if (this.#last === undefined) this.#first = call;
+    else this.#last.next = call;
+    this.#last = call;
+    this.#size++;
     if (call.deadline < this.#armedFor) this.#arm(call.deadline);
-    else if (this.#calls.size === 1) this.#timer?.ref();
+    else if (this.#size === 1) this.#timer?.ref();
   }
 
   delete(call: Call): void {
-    this.#calls.delete(call);
-    if (this.#calls.size === 0) this.#timer?.unref();
+    if (call.prev === undefined) this.#first = call.next;
+    else call.prev.next = call.next;
+    if (call.next === undefined) this.#last = call.prev;
+    else call.next.prev = call.prev;
+    call.prev = undefined;
+    call.next = undefined;
+    if (--this.#size === 0) this.#timer?.unref();
+  }
+
+  /** Aborts every call in flight that `signal` stops. */
+  abortFollowers(signal: AbortSignal): void {
+    // Aborting settles a call's promise; it leaves the list later, in its own finally.
+    for (let call = this.#first; call !== undefined; call = call.next) {
+      if (call.outer.includes(signal)) call.abort(signal.reason);
+    }
   }
 
   #arm(deadline: number): void {
@@ -133,7 +159,7 @@ class Watchdog {
     this.#armedFor = Number.POSITIVE_INFINITY;
     const now = performance.now();
     let next = Number.POSITIVE_INFINITY;
-    for (const call of this.#calls) {
+    for (let call = this.#first; call !== undefined; call = call.next) {
       if (call.deadline <= now)
         call.abort(new PluginTimeout(`timed out after ${Math.round(call.deadline - call.started)} ms`));
       else next = Math.min(next, call.deadline);
@@ -170,36 +196,29 @@ class PluginContext implements SearchContext {
   }
 }
 
-const watchdog = new Watchdog();
+const inFlight = new InFlight();
 
-/** The calls each outer signal must abort; one listener per signal for its whole life. */
-const listening = new WeakMap<AbortSignal, Set<Call>>();
+/** Outer signals already listened to: one listener each for its whole life, not one per query. */
+const listened = new WeakSet<AbortSignal>();
 
-function follow(signal: AbortSignal, call: Call): void {
-  let calls = listening.get(signal);
-  if (calls === undefined) {
-    const set = new Set<Call>();
-    calls = set;
-    listening.set(signal, set);
-    signal.addEventListener("abort", () => {
-      for (const each of set) each.abort(signal.reason);
-    });
-  }
-  calls.add(call);
+function listen(signal: AbortSignal): void {
+  if (listened.has(signal)) return;
+  listened.add(signal);
+  signal.addEventListener("abort", () => inFlight.abortFollowers(signal), { once: true });
 }
 
 async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome> {
   const log = options.log(plugin);
   const timeoutMs = plugin.timeoutMs ?? options.timeoutMs;
   const started = performance.now();
-  const call = new Call(started, started + timeoutMs);
   const outer = options.signals ?? [];
+  const call = new Call(started, started + timeoutMs, outer);
   for (const signal of outer) {
     if (signal === undefined) continue;
     if (signal.aborted) call.abort(signal.reason);
-    else follow(signal, call);
+    else listen(signal);
   }
-  watchdog.add(call);
+  inFlight.add(call);
   const context = new PluginContext(call, Date.now() + timeoutMs, log);
   try {
     return collect(plugin, await call.run(() => plugin.search(query, context)), log);
@@ -219,8 +238,7 @@ async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOpt
     };
   } finally {
     call.done = true;
-    watchdog.delete(call);
-    for (const signal of outer) if (signal !== undefined) listening.get(signal)?.delete(call);
+    inFlight.delete(call);
   }
 }
 
