@@ -3,7 +3,11 @@
  * SQLite, in a schema of its own (`ocp_facts` by default).
  *
  * - Text search: a stored `tsvector` (English configuration: stemming and stop
- *   words) with a GIN index. Ranking happens in `search.ts`, as for SQLite.
+ *   words) of the text with accents folded as SQLite folds them (`fold.ts`, applied
+ *   here as rows are inserted), with a GIN index; queries fold alike. Ranking happens
+ *   in `search.ts`, as for SQLite. Stores made before accent folding (layout 1, whose
+ *   `tsv` the server generates from the plain text) are still read and written without
+ *   it; export and import into a new schema to gain it.
  * - Writers serialise on the `state` row, which also hands out system time, so
  *   system time increases in commit order even with many writers on many
  *   machines; the time comes from the server's clock, not the clients'.
@@ -14,6 +18,7 @@
 import type { Clock, ErasureRow, FactBackend, ListFilter, Reader, Row, TimeFilter, WriteTx } from "./backend.js";
 import { clockMillis } from "./backend.js";
 import { FACT_ERRORS, FactError } from "./errors.js";
+import { fold } from "./fold.js";
 import type { FactOp } from "./model.js";
 
 /** What the backend needs of a connection: `pg.PoolClient` has it. */
@@ -45,7 +50,9 @@ export interface PgBackendOptions {
   clock?: Clock;
 }
 
-const SCHEMA_VERSION = "1";
+/** The layout new stores get. Layout 1 is layout 2 without accent folding. */
+const SCHEMA_VERSION = "2";
+const READABLE_LAYOUTS = new Set(["1", "2"]);
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const COLUMNS =
   "id, version, subject, predicate, statement, valid_from, valid_to, recorded_at, superseded_at, source, method, author, op, note, actor";
@@ -91,7 +98,7 @@ function schemaSql(s: string): string[] {
       op text NOT NULL,
       note text,
       actor text,
-      tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, subject || ' ' || predicate || ' ' || statement)) STORED,
+      tsv tsvector NOT NULL,
       UNIQUE (id, version),
       CHECK (valid_to IS NULL OR valid_to >= valid_from),
       CHECK (superseded_at IS NULL OR superseded_at >= recorded_at)
@@ -151,6 +158,7 @@ export async function openPgBackend(options: PgBackendOptions): Promise<FactBack
     );
   }
   const client = await options.pool.connect();
+  let layout = SCHEMA_VERSION;
   try {
     await client.query("BEGIN");
     // Two processes creating the same store at once: the second waits, then finds it made.
@@ -166,10 +174,11 @@ export async function openPgBackend(options: PgBackendOptions): Promise<FactBack
       for (const statement of schemaSql(schema)) await client.query(statement);
     } else {
       const version = await client.query(`SELECT value FROM ${schema}.meta WHERE key = 'schema'`);
-      if (version.rows[0]?.value !== SCHEMA_VERSION) {
+      layout = String(version.rows[0]?.value ?? "?");
+      if (!READABLE_LAYOUTS.has(layout)) {
         throw new FactError(
           FACT_ERRORS.NO_STORE,
-          `schema '${schema}' at ${options.location} has store layout ${String(version.rows[0]?.value ?? "?")}, but this ocp-facts reads layout ${SCHEMA_VERSION}`,
+          `schema '${schema}' at ${options.location} has store layout ${layout}, but this ocp-facts reads layouts ${[...READABLE_LAYOUTS].join(" and ")}`,
         );
       }
     }
@@ -180,7 +189,7 @@ export async function openPgBackend(options: PgBackendOptions): Promise<FactBack
     client.release(error instanceof FactError ? undefined : (error as Error));
     throw error;
   }
-  return new PgBackend(options.pool, schema, options);
+  return new PgBackend(options.pool, schema, options, layout !== "1");
 }
 
 class PgBackend implements FactBackend {
@@ -193,6 +202,8 @@ class PgBackend implements FactBackend {
     private readonly pool: PgPool,
     private readonly s: string,
     options: PgBackendOptions,
+    /** Whether the stored text is accent-folded (layout 2): queries must then fold alike. */
+    private readonly folds: boolean,
   ) {
     this.location = options.location;
     this.defaultName = options.name;
@@ -201,6 +212,11 @@ class PgBackend implements FactBackend {
   }
 
   private readonly clock: Clock | undefined;
+
+  /** Query words as the stored text was indexed: accent-folded from layout 2 on. */
+  private queryWords(words: string): string {
+    return this.folds ? fold(words) : words;
+  }
 
   private async transaction<T>(begin: string, fn: (client: PgConnection) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
@@ -311,13 +327,13 @@ class PgBackend implements FactBackend {
       countTerm: async (term, cap) => {
         const result = await client.query(
           `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${s}.facts WHERE tsv @@ plainto_tsquery('english', $1) LIMIT $2) x`,
-          [term, cap],
+          [this.queryWords(term), cap],
         );
         return num(result.rows[0]?.n);
       },
       matchAll: (terms, time, limit) => {
         const { p, values } = params();
-        const query = `plainto_tsquery('english', ${p(terms.join(" "))})`;
+        const query = `plainto_tsquery('english', ${p(this.queryWords(terms.join(" ")))})`;
         const where = visibleAt(time, p);
         return rows(
           `SELECT ${COLUMNS.replace(/(\w+)/g, "f.$1")} FROM ${s}.facts f WHERE f.tsv @@ ${query} AND ${where} LIMIT ${p(limit)}`,
@@ -384,7 +400,19 @@ class PgBackend implements FactBackend {
             chunk.map((r) => r.actor),
           ];
           const unnest = COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(", ");
-          await run(`INSERT INTO ${s}.facts (${COLUMNS}) SELECT * FROM unnest(${unnest})`, columns);
+          if (!this.folds) {
+            // Layout 1: the server generates tsv from the plain text.
+            await run(`INSERT INTO ${s}.facts (${COLUMNS}) SELECT * FROM unnest(${unnest})`, columns);
+            continue;
+          }
+          columns.push(chunk.map((r) => fold(`${r.subject} ${r.predicate} ${r.statement}`)));
+          const names = COLUMNS.split(", ");
+          await run(
+            `INSERT INTO ${s}.facts (${COLUMNS}, tsv)
+             SELECT ${names.join(", ")}, to_tsvector('english'::regconfig, folded)
+             FROM unnest(${unnest}, $${names.length + 1}::text[]) AS u(${names.join(", ")}, folded)`,
+            columns,
+          );
         }
       },
       close: async (id, version) => {

@@ -27,7 +27,9 @@
  * documents of every query term on each call, which for a term in half the store
  * costs more than everything else together.
  */
+
 import type { Reader, Row, TimeFilter } from "./backend.js";
+import { fold } from "./fold.js";
 
 /** Document frequency above which a term counts as common: a level it leads is sampled, not ranked. */
 export const TERM_CAP = 1000;
@@ -80,12 +82,6 @@ export interface SearchRowsOptions {
   stopCap?: number;
   /** Document frequency of a term, counted no further than `cap`; default asks the reader (a store passes its cache). */
   countTerm?: (term: string, cap: number) => Promise<number>;
-}
-
-/** Lower case without diacritics, as the engines index it ("Zoë" → "zoe"). */
-function fold(text: string): string {
-  const lower = text.toLowerCase();
-  return /^[\x20-\x7e]*$/.test(lower) ? lower : lower.normalize("NFD").replace(/\p{M}/gu, "");
 }
 
 /** A crude English stem for locating a term in text ("works" → "work"); the engine already matched properly. */

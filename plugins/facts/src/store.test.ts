@@ -406,6 +406,30 @@ describe.each(TARGETS)("fact store on %s", (_label, makeTarget) => {
     await store.close();
   });
 
+  it("folds accents alike in stored text and queries, so both backends find the same facts", async () => {
+    const store = await target.open();
+    await store.assert({
+      subject: "zoë müller",
+      predicate: "works_at",
+      statement: "Zoë Müller works at Café Ångström in Kraków",
+      validFrom: "2020-01-01",
+    });
+    await store.assert({
+      subject: "bob",
+      predicate: "works_at",
+      statement: "Bob works at Acme",
+      validFrom: "2020-01-01",
+    });
+    for (const text of ["Where does Zoë Müller work?", "zoe muller", "ZOE MULLER", "cafe angstrom krakow"]) {
+      const hits = await store.search({ text, validAt: "2024-01-01" });
+      expect(hits[0]?.fact.subject, text).toBe("zoë müller");
+    }
+    expect((await store.search({ text: "krakow", validAt: "2024-01-01" })).map((hit) => hit.fact.subject)).toEqual([
+      "zoë müller",
+    ]);
+    await store.close();
+  });
+
   it("imports atomically per batch and idempotently by id; a second connection sees only committed batches", async () => {
     const store = await target.open();
     await store.setFunctional("ceo");
