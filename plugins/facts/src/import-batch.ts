@@ -34,7 +34,7 @@ export interface ImportBatchResult {
  * version current + 1, which would then collide with the history above it: better a
  * clear refusal now than a constraint error later.
  */
-export function checkRestoredVersion(record: ParsedRecord, current: number | undefined, highest: number | undefined) {
+function checkRestoredVersion(record: ParsedRecord, current: number | undefined, highest: number | undefined) {
   if (record.recordedAt === undefined) return;
   const below =
     record.supersededAt === null
@@ -52,6 +52,90 @@ export function checkRestoredVersion(record: ParsedRecord, current: number | und
   }
 }
 
+/**
+ * What an import knows of the versions of the facts its records name, and the checks
+ * every record passes before it is planned or written. Both importers (this one and the
+ * tests' record-at-a-time reference) admit records through it.
+ */
+export class ImportLedger {
+  readonly #stored = new Map<string, Row>();
+  readonly #current = new Map<number, number>();
+  readonly #highest = new Map<number, number>();
+  #maxId = 0;
+  #latest = Number.NEGATIVE_INFINITY;
+
+  /** Reads the stored versions of every fact `records` name. */
+  static async load(tx: WriteTx, records: readonly ParsedRecord[]): Promise<ImportLedger> {
+    const ledger = new ImportLedger();
+    for (const row of await tx.versionsOf([...new Set(records.map((record) => record.id))])) {
+      ledger.#stored.set(`${row.id}@${row.version}`, row);
+      ledger.note(row);
+    }
+    return ledger;
+  }
+
+  /**
+   * Checks `record` against what is stored and what the batch has admitted so far: the
+   * row to write (system time `now` for a new fact), or undefined for a version already
+   * stored with the same content. Throws a conflict otherwise.
+   */
+  admit(record: ParsedRecord, now: number): Row | undefined {
+    const key = `${record.id}@${record.version}`;
+    const existing = this.#stored.get(key);
+    if (existing !== undefined) {
+      const same =
+        existing.subject === record.subject &&
+        existing.predicate === record.predicate &&
+        existing.statement === record.statement;
+      if (!same) {
+        throw new FactError(
+          FACT_ERRORS.CONFLICT,
+          `fact ${record.id} version ${record.version} is already stored with different content ` +
+            `('${existing.subject} · ${existing.predicate}'); nothing of this batch was imported`,
+        );
+      }
+      return undefined;
+    }
+    const restoring = record.recordedAt !== undefined;
+    const known = this.#current.get(record.id);
+    if (known !== undefined && (!restoring || record.supersededAt === null)) {
+      throw new FactError(
+        FACT_ERRORS.CONFLICT,
+        `fact ${record.id} already has a current version (${known}); a record for version ${record.version} ` +
+          `would be a second one; nothing of this batch was imported`,
+      );
+    }
+    checkRestoredVersion(record, known, this.#highest.get(record.id));
+    const validFrom = record.validFrom ?? now;
+    if (!restoring) {
+      const validTo = record.validTo;
+      checkInterval(
+        validFrom,
+        validTo,
+        () => `valid_from ${formatTime(validFrom)}, valid_to ${formatTime(validTo ?? 0)}`,
+      );
+    }
+    const row: Row = { ...record, validFrom, recordedAt: record.recordedAt ?? now };
+    this.#stored.set(key, row);
+    this.note(row);
+    this.#maxId = Math.max(this.#maxId, row.id);
+    this.#latest = Math.max(this.#latest, row.recordedAt, row.supersededAt ?? row.recordedAt);
+    return row;
+  }
+
+  /** Notes a version the store holds or the import writes (a supersession's new version too). */
+  note(row: { id: number; version: number; supersededAt: number | null }): void {
+    if (row.supersededAt === null) this.#current.set(row.id, row.version);
+    this.#highest.set(row.id, Math.max(this.#highest.get(row.id) ?? 0, row.version));
+  }
+
+  /** Reserves the imported ids and moves the clock past the restored history. */
+  async finish(tx: WriteTx): Promise<void> {
+    if (this.#maxId > 0) await tx.reserveIds(this.#maxId);
+    if (Number.isFinite(this.#latest)) await tx.advanceClock(this.#latest);
+  }
+}
+
 // A separator no checked text contains (checkText refuses NUL), so two pairs never share a key.
 const pairKey = (subject: string, predicate: string) => `${subject}\u0000${predicate}`;
 
@@ -60,16 +144,7 @@ const pairKey = (subject: string, predicate: string) => `${subject}\u0000${predi
  * a known id and version is skipped, a different one is a conflict that throws.
  */
 export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[]): Promise<ImportBatchResult> {
-  const stored = new Map<string, Row>();
-  const currentVersion = new Map<number, number>();
-  const highest = new Map<number, number>();
-  const seen = (row: { id: number; version: number }) =>
-    highest.set(row.id, Math.max(highest.get(row.id) ?? 0, row.version));
-  for (const row of await tx.versionsOf([...new Set(records.map((record) => record.id))])) {
-    stored.set(`${row.id}@${row.version}`, row);
-    if (row.supersededAt === null) currentVersion.set(row.id, row.version);
-    seen(row);
-  }
+  const ledger = await ImportLedger.load(tx, records);
   const functional = await tx.functionalPredicates();
   // System time is taken once, and only if some record is new (restored ones bring theirs).
   const now = records.some((record) => record.recordedAt === undefined) ? await tx.now() : 0;
@@ -105,53 +180,14 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
   let inserted = 0;
   let skipped = 0;
   let superseded = 0;
-  let maxId = 0;
-  let latest = Number.NEGATIVE_INFINITY;
   for (const record of records) {
-    const key = `${record.id}@${record.version}`;
-    const existing = stored.get(key);
-    if (existing !== undefined) {
-      const same =
-        existing.subject === record.subject &&
-        existing.predicate === record.predicate &&
-        existing.statement === record.statement;
-      if (!same) {
-        throw new FactError(
-          FACT_ERRORS.CONFLICT,
-          `fact ${record.id} version ${record.version} is already stored with different content ` +
-            `('${existing.subject} · ${existing.predicate}'); nothing of this batch was imported`,
-        );
-      }
+    const row = ledger.admit(record, now);
+    if (row === undefined) {
       skipped++;
       continue;
     }
-    const restoring = record.recordedAt !== undefined;
-    const known = currentVersion.get(record.id);
-    if (known !== undefined && (!restoring || record.supersededAt === null)) {
-      throw new FactError(
-        FACT_ERRORS.CONFLICT,
-        `fact ${record.id} already has a current version (${known}); a record for version ${record.version} ` +
-          `would be a second one; nothing of this batch was imported`,
-      );
-    }
-    checkRestoredVersion(record, known, highest.get(record.id));
-    const validFrom = record.validFrom ?? now;
-    if (!restoring) {
-      const validTo = record.validTo;
-      checkInterval(
-        validFrom,
-        validTo,
-        () => `valid_from ${formatTime(validFrom)}, valid_to ${formatTime(validTo ?? 0)}`,
-      );
-    }
-    const row: Row = { ...record, validFrom, recordedAt: record.recordedAt ?? now };
-    stored.set(key, row);
-    if (row.supersededAt === null) currentVersion.set(row.id, row.version);
-    seen(row);
-    maxId = Math.max(maxId, row.id);
-    latest = Math.max(latest, row.recordedAt, row.supersededAt ?? row.recordedAt);
     inserted++;
-    if (!restoring && functional.has(row.predicate)) {
+    if (record.recordedAt === undefined && functional.has(row.predicate)) {
       if (pendingPredicates.has(row.predicate)) {
         rows.push(...pending);
         pending = [];
@@ -172,7 +208,6 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
             // Recorded in this same transaction: nobody ever saw the longer interval, so no new version.
             if (fromStore.has(other)) amended.push({ id: other.id, version: other.version, validTo });
             other.validTo = validTo;
-            currentVersion.set(other.id, other.version);
             continue;
           }
           const next: Row = {
@@ -190,8 +225,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
           other.supersededAt = now;
           rows.push(next);
           track(next);
-          currentVersion.set(next.id, next.version);
-          seen(next);
+          ledger.note(next);
         }
         // Closed versions leave the pair's current rows.
         current.set(
@@ -212,7 +246,6 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
   if (closed.length > 0) await tx.closeAll(closed);
   for (const { id, version, validTo } of amended) await tx.amendValidTo(id, version, validTo);
   if (rows.length > 0) await tx.insert(rows);
-  if (maxId > 0) await tx.reserveIds(maxId);
-  if (Number.isFinite(latest)) await tx.advanceClock(latest);
+  await ledger.finish(tx);
   return { inserted, skipped, superseded };
 }
