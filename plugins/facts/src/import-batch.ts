@@ -15,7 +15,7 @@ import type { Row, SubjectPredicate, VersionKey, WriteTx } from "./backend.js";
 import { FACT_ERRORS, FactError } from "./errors.js";
 import { checkInterval } from "./model.js";
 import type { ParsedRecord } from "./records.js";
-import { planSupersession } from "./supersede.js";
+import { planSupersession, supersedingVersion } from "./supersede.js";
 import { formatTime } from "./time.js";
 
 /** What one atomic import batch did. */
@@ -210,16 +210,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
             other.validTo = validTo;
             continue;
           }
-          const next: Row = {
-            ...other,
-            version: other.version + 1,
-            validTo,
-            recordedAt: now,
-            supersededAt: null,
-            op: "supersede",
-            note: `superseded by fact ${row.id}`,
-            actor: row.actor,
-          };
+          const next = supersedingVersion(other, row, validTo, now);
           // A row of this batch is not stored yet: it goes in already closed.
           if (fromStore.has(other)) closed.push({ id: other.id, version: other.version });
           other.supersededAt = now;

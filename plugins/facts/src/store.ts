@@ -22,7 +22,7 @@ import {
 } from "./model.js";
 import type { ParsedRecord } from "./records.js";
 import { queryTerms, searchRows, TERM_CAP } from "./search.js";
-import { planSupersession } from "./supersede.js";
+import { planSupersession, supersedingVersion } from "./supersede.js";
 import { formatTime, parseOptionalTime, parseTime, type TimeInput } from "./time.js";
 
 /** Which versions a read sees: valid time `validAt` (default now), system time `knownAt` (default: current knowledge). */
@@ -419,16 +419,7 @@ export async function placeRow(tx: WriteTx, row: Row, functional: ReadonlySet<st
         continue;
       }
       await tx.close(other.id, other.version);
-      const next: Row = {
-        ...other,
-        version: other.version + 1,
-        validTo,
-        recordedAt: now,
-        supersededAt: null,
-        op: "supersede",
-        note: `superseded by fact ${row.id}`,
-        actor: row.actor,
-      };
+      const next = supersedingVersion(other, row, validTo, now);
       await tx.insert([next]);
       superseded.push(toFact(next));
     }

@@ -15,8 +15,10 @@
  *   becomes empty), since the newcomer was recorded later.
  *
  * Intervals only ever shrink, and a fact is never split in two. This module is
- * pure arithmetic on intervals; the store turns the plan into new versions.
+ * pure: arithmetic on intervals, and the new version each close becomes
+ * ({@link supersedingVersion}); the store and the importer write them.
  */
+import type { Row } from "./backend.js";
 
 /** A current fact's valid interval, in milliseconds; `validTo` null is open-ended. */
 export interface Span {
@@ -58,4 +60,18 @@ export function planSupersession(
   }
   close.sort((a, b) => a.id - b.id);
   return { close, validTo };
+}
+
+/** The new version that closes `other` at `validTo`, recorded at `now`, because `by` superseded it. */
+export function supersedingVersion(other: Row, by: Row, validTo: number, now: number): Row {
+  return {
+    ...other,
+    version: other.version + 1,
+    validTo,
+    recordedAt: now,
+    supersededAt: null,
+    op: "supersede",
+    note: `superseded by fact ${by.id}`,
+    actor: by.actor,
+  };
 }
