@@ -9,22 +9,16 @@
  * order, as the framework builds them: a property test holds the two equal on
  * envelopes built from arbitrary candidates.
  */
-import { GenerationalCache } from "../cache/generational.js";
+import { memoizeString } from "../cache/generational.js";
 import type { ContextFrame, ContextQueryResult, FrameEmbedding, Provenance, Relation } from "./schemas.js";
 
 /** Strings shorter than this are escaped directly: hashing them would cost as much as escaping. */
 const MEMO_MIN_LENGTH = 48;
-const literals = new GenerationalCache<string, string>(4096);
+const literal = memoizeString((text) => JSON.stringify(text), 4096);
 
 /** The JSON literal of a string; long ones come from the memo. */
 function str(text: string): string {
-  if (text.length < MEMO_MIN_LENGTH) return JSON.stringify(text);
-  let literal = literals.get(text);
-  if (literal === undefined) {
-    literal = JSON.stringify(text);
-    literals.set(text, literal);
-  }
-  return literal;
+  return text.length < MEMO_MIN_LENGTH ? JSON.stringify(text) : literal(text);
 }
 
 /** A number as JSON.stringify writes it (non-finite numbers become null). */
