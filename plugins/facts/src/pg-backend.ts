@@ -380,6 +380,13 @@ class PgBackend implements FactBackend {
       },
       insert: async (all) => {
         // unnest() turns one array per column into rows: one round trip per chunk, not per row.
+        const unnest = COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(", ");
+        const statement = this.folds
+          ? `INSERT INTO ${s}.facts (${COLUMNS}, tsv)
+             SELECT ${COLUMNS}, to_tsvector('english'::regconfig, folded)
+             FROM unnest(${unnest}, $${COLUMN_TYPES.length + 1}::text[]) AS u(${COLUMNS}, folded)`
+          : // Layout 1: the server generates tsv from the plain text.
+            `INSERT INTO ${s}.facts (${COLUMNS}) SELECT * FROM unnest(${unnest})`;
         for (let start = 0; start < all.length; start += 5000) {
           const chunk = all.slice(start, start + 5000);
           const columns = [
@@ -399,20 +406,8 @@ class PgBackend implements FactBackend {
             chunk.map((r) => r.note),
             chunk.map((r) => r.actor),
           ];
-          const unnest = COLUMN_TYPES.map((type, i) => `$${i + 1}::${type}[]`).join(", ");
-          if (!this.folds) {
-            // Layout 1: the server generates tsv from the plain text.
-            await run(`INSERT INTO ${s}.facts (${COLUMNS}) SELECT * FROM unnest(${unnest})`, columns);
-            continue;
-          }
-          columns.push(chunk.map((r) => fold(`${r.subject} ${r.predicate} ${r.statement}`)));
-          const names = COLUMNS.split(", ");
-          await run(
-            `INSERT INTO ${s}.facts (${COLUMNS}, tsv)
-             SELECT ${names.join(", ")}, to_tsvector('english'::regconfig, folded)
-             FROM unnest(${unnest}, $${names.length + 1}::text[]) AS u(${names.join(", ")}, folded)`,
-            columns,
-          );
+          if (this.folds) columns.push(chunk.map((r) => fold(`${r.subject} ${r.predicate} ${r.statement}`)));
+          await run(statement, columns);
         }
       },
       close: async (id, version) => {
