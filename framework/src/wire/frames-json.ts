@@ -16,9 +16,15 @@ import type { ContextFrame, ContextQueryResult, FrameEmbedding, Provenance, Rela
 const MEMO_MIN_LENGTH = 48;
 const literal = memoizeString((text) => JSON.stringify(text), 4096);
 
+/** What JSON.stringify escapes in a string: quote, backslash, controls, and (lone) surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** The JSON literal of a string; long ones come from the memo. */
 function str(text: string): string {
-  return text.length < MEMO_MIN_LENGTH ? JSON.stringify(text) : literal(text);
+  if (text.length >= MEMO_MIN_LENGTH) return literal(text);
+  // Most short strings (ids, kinds, ranges, labels) need no escaping: quoting them is cheaper than JSON.stringify.
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /** A number as JSON.stringify writes it (non-finite numbers become null). */
