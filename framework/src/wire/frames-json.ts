@@ -3,13 +3,14 @@
  *
  * A provider ships the same content again and again (a hot section, a popular
  * symbol), and escaping it is most of what `JSON.stringify` spends on a reply. This
- * writer knows the frame's shape, so it walks nothing generically, and it keeps the
- * escaped form of long strings in a bounded memo. Its output is byte for byte what
+ * writer knows the frame's shape, so it walks nothing generically; it keeps the
+ * escaped form of long strings in a bounded memo, and reuses the JSON of a frame
+ * equal, field by field, to the last one written with its id. Its output is byte for byte what
  * `JSON.stringify` gives for a frames envelope whose fields were created in schema
  * order, as the framework builds them: a property test holds the two equal on
  * envelopes built from arbitrary candidates.
  */
-import { memoizeString } from "../cache/generational.js";
+import { GenerationalCache, memoizeString } from "../cache/generational.js";
 import type { ContextFrame, ContextQueryResult, FrameEmbedding, Provenance, Relation } from "./schemas.js";
 
 /** Strings shorter than this are escaped directly: hashing them would cost as much as escaping. */
@@ -60,7 +61,22 @@ function list<T>(items: readonly T[], write: (item: T) => string): string {
   return out;
 }
 
+/**
+ * The last frame written per id, with its JSON. A provider answers the same sections
+ * again and again; a frame equal field by field to the last one with its id is not
+ * written again. Bounded like the string memo.
+ */
+const written = new GenerationalCache<string, { frame: ContextFrame; json: string }>(1024);
+
 function frame(value: ContextFrame): string {
+  const last = written.get(value.id);
+  if (last !== undefined && sameFrame(last.frame, value)) return last.json;
+  const json = frameJson(value);
+  written.set(value.id, { frame: value, json });
+  return json;
+}
+
+function frameJson(value: ContextFrame): string {
   return (
     `{"id":${str(value.id)},"kind":${str(value.kind)},"title":${str(value.title)},"content":${str(value.content)}` +
     `${opt("uri", value.uri)},"score":${num(value.score)},"token_cost":${num(value.token_cost)}` +
@@ -73,4 +89,52 @@ function frame(value: ContextFrame): string {
 /** The JSON text of `{ type: "frames", result }` for a result the framework built. */
 export function framesEnvelopeJson(result: ContextQueryResult): string {
   return `{"type":"frames","result":{"frames":[${list(result.frames, frame)}],"truncated":${result.truncated}${opt("dropped_estimate", result.dropped_estimate)}}}`;
+}
+
+/** True if the two frames would be written alike: every field that reaches the JSON is equal. */
+function sameFrame(a: ContextFrame, b: ContextFrame): boolean {
+  return (
+    a.id === b.id &&
+    a.kind === b.kind &&
+    a.title === b.title &&
+    a.content === b.content &&
+    a.uri === b.uri &&
+    Object.is(a.score, b.score) &&
+    a.token_cost === b.token_cost &&
+    a.valid_from === b.valid_from &&
+    a.valid_to === b.valid_to &&
+    a.recorded_at === b.recorded_at &&
+    a.citation_label === b.citation_label &&
+    sameList(a.provenance, b.provenance, sameProvenance) &&
+    sameEmbedding(a.embedding, b.embedding) &&
+    sameList(a.relations, b.relations, sameRelation)
+  );
+}
+
+function sameList<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i] as T, b[i] as T)) return false;
+  return true;
+}
+
+function sameProvenance(a: Provenance, b: Provenance): boolean {
+  return (
+    a.type === b.type &&
+    a.uri === b.uri &&
+    a.range === b.range &&
+    a.digest === b.digest &&
+    a.method === b.method &&
+    a.by === b.by
+  );
+}
+
+function sameRelation(a: Relation, b: Relation): boolean {
+  return a.rel === b.rel && a.target_uri === b.target_uri && a.display_name === b.display_name;
+}
+
+function sameEmbedding(a: FrameEmbedding | undefined, b: FrameEmbedding | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.fingerprint !== b.fingerprint) return false;
+  if (a.vector === undefined || b.vector === undefined) return a.vector === b.vector;
+  return sameList(a.vector, b.vector, Object.is);
 }
