@@ -35,11 +35,21 @@ export interface FanOutOptions {
   log: (plugin: Plugin) => Logger;
 }
 
-/** Runs the query against every plugin at once and collects their outcomes, in plugin order. */
-export function fanOut(query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome[]> {
+/**
+ * Runs the query against every plugin at once and collects their outcomes, in plugin
+ * order. When every plugin answered synchronously the outcomes come back as they are,
+ * without a promise: a query then costs no microtask hops for its fan-out.
+ */
+export function fanOut(query: ContextQuery, options: FanOutOptions): PluginOutcome[] | Promise<PluginOutcome[]> {
   const { plugins } = options;
-  if (plugins.length === 1) return runPlugin(plugins[0] as Plugin, query, options).then((outcome) => [outcome]);
-  return Promise.all(plugins.map((plugin) => runPlugin(plugin, query, options)));
+  const outcomes: (PluginOutcome | Promise<PluginOutcome>)[] = [];
+  let pending = false;
+  for (const plugin of plugins) {
+    const outcome = runPlugin(plugin, query, options);
+    if (outcome instanceof Promise) pending = true;
+    outcomes.push(outcome);
+  }
+  return pending ? Promise.all(outcomes) : (outcomes as PluginOutcome[]);
 }
 
 class PluginTimeout extends Error {}
@@ -67,20 +77,18 @@ class Call {
     this.outer = outer;
   }
 
-  /** Resolves to the plugin's output, or rejects on an abort, whatever the plugin does. */
-  run(search: () => SearchOutput | Promise<SearchOutput>): Promise<SearchOutput> {
+  /** Why the call was aborted before it started, if it was. */
+  get abortedBefore(): { reason: unknown } | undefined {
+    return this.#aborted ? { reason: this.#reason } : undefined;
+  }
+
+  /** Settles with the plugin's pending output, or rejects on an abort, whatever the plugin does. */
+  race(output: PromiseLike<SearchOutput>): Promise<SearchOutput> {
     return new Promise<SearchOutput>((resolve, reject) => {
       this.#reject = reject;
-      if (this.#aborted) return reject(this.#reason);
-      try {
-        const output = search();
-        // A plugin that ignores its signal keeps running in the background; its late
-        // answer is discarded because the promise has already settled on the abort.
-        if (isThenable(output)) output.then(resolve, reject);
-        else resolve(output);
-      } catch (error) {
-        reject(error);
-      }
+      // A plugin that ignores its signal keeps running in the background; its late
+      // answer is discarded because the promise has already settled on the abort.
+      output.then(resolve, reject);
     });
   }
 
@@ -207,7 +215,15 @@ function listen(signal: AbortSignal): void {
   signal.addEventListener("abort", () => inFlight.abortFollowers(signal), { once: true });
 }
 
-async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOptions): Promise<PluginOutcome> {
+/**
+ * One plugin's outcome: at once when its search() answers synchronously, else a
+ * promise bounded by the timeout and the outer signals.
+ */
+function runPlugin(
+  plugin: Plugin,
+  query: ContextQuery,
+  options: FanOutOptions,
+): PluginOutcome | Promise<PluginOutcome> {
   const log = options.log(plugin);
   const timeoutMs = plugin.timeoutMs ?? options.timeoutMs;
   const started = performance.now();
@@ -218,28 +234,62 @@ async function runPlugin(plugin: Plugin, query: ContextQuery, options: FanOutOpt
     if (signal.aborted) call.abort(signal.reason);
     else listen(signal);
   }
+  const aborted = call.abortedBefore;
+  // A query already aborted (host gone, provider closing) does not reach the plugin.
+  if (aborted !== undefined) return failure(plugin, aborted.reason, log);
   inFlight.add(call);
-  const context = new PluginContext(call, Date.now() + timeoutMs, log);
+  let output: SearchOutput | PromiseLike<SearchOutput>;
   try {
-    return collect(plugin, await call.run(() => plugin.search(query, context)), log);
+    output = plugin.search(query, new PluginContext(call, Date.now() + timeoutMs, log));
   } catch (error) {
-    if (error instanceof PluginTimeout) {
-      log.error(`${ERROR_CODES.PLUGIN_TIMEOUT}: search ${error.message}; its candidates are dropped`);
-      return { plugin: plugin.name, status: "timeout", candidates: [], omitted: 0 };
-    }
-    log.error(`${ERROR_CODES.PLUGIN_FAILED}: search failed: ${describeError(error)}`);
-    if (error instanceof Error && error.stack !== undefined) log.debug(error.stack);
-    return {
-      plugin: plugin.name,
-      status: "failed",
-      candidates: [],
-      omitted: 0,
-      userMessage: error instanceof UserError ? error.message : undefined,
-    };
-  } finally {
-    call.done = true;
-    inFlight.delete(call);
+    finish(call);
+    return failure(plugin, error, log);
   }
+  if (!isThenable(output)) {
+    finish(call);
+    return collectSafely(plugin, output, log);
+  }
+  return call.race(output).then(
+    (settled) => {
+      finish(call);
+      return collectSafely(plugin, settled, log);
+    },
+    (error: unknown) => {
+      finish(call);
+      return failure(plugin, error, log);
+    },
+  );
+}
+
+/** {@link collect}, with a candidate that throws on being read failing its plugin like a throwing search. */
+function collectSafely(plugin: Plugin, output: SearchOutput, log: Logger): PluginOutcome {
+  try {
+    return collect(plugin, output, log);
+  } catch (error) {
+    return failure(plugin, error, log);
+  }
+}
+
+function finish(call: Call): void {
+  call.done = true;
+  inFlight.delete(call);
+}
+
+/** The outcome of a search that threw, rejected, timed out or was aborted; said on stderr. */
+function failure(plugin: Plugin, error: unknown, log: Logger): PluginOutcome {
+  if (error instanceof PluginTimeout) {
+    log.error(`${ERROR_CODES.PLUGIN_TIMEOUT}: search ${error.message}; its candidates are dropped`);
+    return { plugin: plugin.name, status: "timeout", candidates: [], omitted: 0 };
+  }
+  log.error(`${ERROR_CODES.PLUGIN_FAILED}: search failed: ${describeError(error)}`);
+  if (error instanceof Error && error.stack !== undefined) log.debug(error.stack);
+  return {
+    plugin: plugin.name,
+    status: "failed",
+    candidates: [],
+    omitted: 0,
+    userMessage: error instanceof UserError ? error.message : undefined,
+  };
 }
 
 function collect(plugin: Plugin, output: SearchOutput, log: Logger): PluginOutcome {

@@ -181,12 +181,25 @@ describe("provider.query", () => {
         definePlugin({ name: "thrower", kinds: ["snippet"], search: () => Promise.reject(new Error("disk on fire")) }),
         definePlugin({ name: "hanger", kinds: ["snippet"], search: () => new Promise(() => {}) }),
         definePlugin({ name: "junk", kinds: ["snippet"], search: () => "not a list" as never }),
+        definePlugin({
+          name: "sync-thrower",
+          kinds: ["snippet"],
+          search: () => {
+            throw new Error("sync fire");
+          },
+        }),
+        // A candidate that throws when read, from a search that answers at once and from one that awaits.
+        definePlugin({ name: "trap", kinds: ["snippet"], search: () => [trapCandidate()] }),
+        definePlugin({ name: "async-trap", kinds: ["snippet"], search: async () => [trapCandidate()] }),
       ],
       { pluginTimeoutMs: 100 },
     );
     const result = await p.query(query());
     expect(result.frames.map((frame) => frame.id)).toEqual(["good:1"]);
     const stderr = logger.lines.join("\n");
+    expect(stderr).toMatch(/plugin 'sync-thrower': OCP_ERR_PLUGIN_FAILED: .*sync fire/);
+    expect(stderr).toMatch(/plugin 'trap': OCP_ERR_PLUGIN_FAILED: .*trapped/);
+    expect(stderr).toMatch(/plugin 'async-trap': OCP_ERR_PLUGIN_FAILED: .*trapped/);
     expect(stderr).toMatch(/plugin 'thrower': OCP_ERR_PLUGIN_FAILED: .*disk on fire/);
     expect(stderr).toMatch(/plugin 'hanger': OCP_ERR_PLUGIN_TIMEOUT: search timed out after 100 ms/);
     expect(stderr).toMatch(/plugin 'junk': OCP_ERR_PLUGIN_FAILED/);
@@ -476,3 +489,13 @@ describe("provider.query", () => {
     });
   });
 });
+
+/** A candidate whose content throws when read. */
+function trapCandidate(): Candidate {
+  return {
+    relevance: 1,
+    get content(): string {
+      throw new Error("trapped");
+    },
+  };
+}

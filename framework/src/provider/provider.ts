@@ -16,10 +16,11 @@ import {
   type DataFlow,
   type Envelope,
   FRAME_KINDS,
+  type FrameKind,
   type ProviderInfo,
 } from "../wire/schemas.js";
 import { describeError, ERROR_CODES, InvalidQueryError, OcpError, UserError } from "./errors.js";
-import { fanOut } from "./fan-out.js";
+import { fanOut, type PluginOutcome } from "./fan-out.js";
 import { buildFrame, frameContext } from "./frames.js";
 import { createLogger, type Logger } from "./logger.js";
 import { isPlugin, type Plugin } from "./plugin.js";
@@ -133,6 +134,8 @@ export function defineProvider(options: ProviderOptions): Provider {
   const lifetime = new AbortController();
   const disabled = new Set<Plugin>();
   let started: Promise<void> | undefined;
+  /** Set once start() has finished: plugin setup is over, every query may go straight on. */
+  let ready = false;
 
   const kinds = FRAME_KINDS.filter((kind) => plugins.some((plugin) => plugin.kinds.includes(kind)));
   const info: ProviderInfo = { name: options.name, version: options.version, data_flow: { ...options.dataFlow } };
@@ -166,8 +169,30 @@ export function defineProvider(options: ProviderOptions): Provider {
       await new Promise((done) => setImmediate(done));
       counter.preload();
       await Promise.all(plugins.map(setupOne));
+      ready = true;
     })();
     return started;
+  }
+
+  const logOf = (plugin: Plugin) => pluginLog.get(plugin) as Logger;
+
+  /**
+   * The plugins a query reaches: set up, and serving one of the wanted kinds (any kind
+   * when none is named). Throws a UserError when the only ones that would have served
+   * it failed to set up.
+   */
+  function activePlugins(wantedKinds: readonly FrameKind[]): readonly Plugin[] {
+    // Every plugin serves some kind of the provider's own list: no filtering to do.
+    if (wantedKinds.length === 0 && disabled.size === 0) return plugins;
+    const wanted = wantedKinds.length > 0 ? wantedKinds : kinds;
+    const serves = (plugin: Plugin) => plugin.kinds.some((kind) => wanted.includes(kind));
+    const active = plugins.filter((plugin) => !disabled.has(plugin) && serves(plugin));
+    if (active.length === 0 && plugins.some(serves)) {
+      throw new UserError(
+        "no plugin is available for this query: every matching plugin failed to set up (see the provider's stderr)",
+      );
+    }
+    return active;
   }
 
   async function query(raw: unknown, queryOptions: QueryOptions = {}): Promise<ContextQueryResult> {
@@ -183,27 +208,21 @@ export function defineProvider(options: ProviderOptions): Provider {
     queryOptions: QueryOptions = {},
     raw?: unknown,
   ): Promise<ContextQueryResult> {
-    await start();
-    const wanted = request.kinds.length > 0 ? request.kinds : kinds;
-    const active = plugins.filter(
-      (plugin) => !disabled.has(plugin) && plugin.kinds.some((kind) => wanted.includes(kind)),
-    );
-    if (active.length === 0 && plugins.some((plugin) => plugin.kinds.some((kind) => wanted.includes(kind)))) {
-      throw new UserError(
-        "no plugin is available for this query: every matching plugin failed to set up (see the provider's stderr)",
-      );
-    }
+    // Awaited only until setup is over: afterwards a query costs no microtask hop for it.
+    if (!ready) await start();
+    const active = activePlugins(request.kinds);
     // Plugins see the fields the host sent beyond the protocol's (an extension such as
     // as_known_at) under the checked ones: the framework itself ignores them.
     // Plugins may hold the very query object: what the packer needs is read before they run.
     const { max_tokens: maxTokens, max_frames: maxFrames, kinds: requestedKinds } = request;
     const forPlugins = withExtensions(request, raw);
-    const outcomes = await fanOut(forPlugins, {
+    const fanned = fanOut(forPlugins, {
       plugins: active,
       timeoutMs: pluginTimeoutMs,
       signals: [queryOptions.signal, lifetime.signal],
-      log: (plugin) => pluginLog.get(plugin) as Logger,
+      log: logOf,
     });
+    const outcomes = Array.isArray(fanned) ? fanned : await fanned;
     if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status !== "ok")) {
       const messages = outcomes.flatMap((outcome) => (outcome.userMessage !== undefined ? [outcome.userMessage] : []));
       const timedOut = outcomes.every((outcome) => outcome.status === "timeout");
@@ -216,7 +235,9 @@ export function defineProvider(options: ProviderOptions): Provider {
       );
     }
     const packed = packFrames(
-      outcomes.flatMap((outcome) => outcome.candidates),
+      outcomes.length === 1
+        ? (outcomes[0] as PluginOutcome).candidates
+        : outcomes.flatMap((outcome) => outcome.candidates),
       { maxTokens, maxFrames, kinds: requestedKinds, counter },
     );
     const omitted = outcomes.reduce((sum, outcome) => sum + outcome.omitted, 0);
