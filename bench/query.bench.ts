@@ -24,12 +24,12 @@ const QUERY = `${JSON.stringify({
   query: { goal: "how do I write a provider plugin?", max_frames: 2, max_tokens: 300 },
 })}\n`;
 
-/** A provider on in-memory streams: `request(line)` resolves to its reply line. */
-function inMemory(provider: Provider): (line: string) => Promise<string> {
+/** A provider on in-memory streams: `request(line)` resolves to its reply line, as written (string or UTF-8 bytes). */
+function inMemory(provider: Provider): (line: string) => Promise<string | Uint8Array> {
   const input = new EventEmitter();
-  let waiting: ((line: string) => void) | undefined;
+  let waiting: ((line: string | Uint8Array) => void) | undefined;
   const output = {
-    write(chunk: string) {
+    write(chunk: string | Uint8Array) {
       const resolve = waiting;
       waiting = undefined;
       resolve?.(chunk);
@@ -39,7 +39,7 @@ function inMemory(provider: Provider): (line: string) => Promise<string> {
   };
   serveStdio(provider, { input, output });
   return (line) =>
-    new Promise<string>((resolve) => {
+    new Promise<string | Uint8Array>((resolve) => {
       waiting = resolve;
       input.emit("data", Buffer.from(line));
     });
@@ -50,8 +50,8 @@ export async function run(): Promise<BenchReport> {
   const canned = inMemory((await import("./canned-provider.js")).default as Provider);
   const docs = inMemory((await import("../examples/docs-provider.js")).default as Provider);
   for (const request of [canned, docs]) await request(HANDSHAKE);
-  const cannedReply = await canned(QUERY);
-  const docsReply = await docs(QUERY);
+  const cannedReply = String(await canned(QUERY));
+  const docsReply = String(await docs(QUERY));
   const bare = (line: string) => {
     // What the bare readline loop does per line: parse it, answer with a prepared line.
     const { type } = JSON.parse(line) as { type: string };

@@ -49,7 +49,12 @@ interface Section {
 /** A section ready to ship: where it came from, its text and its place in the index. */
 interface Indexed extends Section {
   uri: string;
+  /** Its lines, made once: candidates may share such parts, the framework copies what it ships. */
+  range: { start: number; end: number };
 }
+
+/** Every section's provenance: read from a file, split at headings. */
+const PROVENANCE: Candidate["provenance"] = [{ type: "file", method: "markdown-sections" }];
 
 /**
  * The sections, and for each word the sections holding it with its weight there (1 in
@@ -71,7 +76,7 @@ async function buildIndex(): Promise<Index> {
     const source = await readFile(file, "utf8").catch(() => "");
     const uri = pathToFileURL(file).href;
     for (const section of sections(file, source)) {
-      const at = sectionsFound.push({ ...section, uri }) - 1;
+      const at = sectionsFound.push({ ...section, uri, range: { start: section.start, end: section.end } }) - 1;
       const body = words(section.text);
       const heading = words(section.heading);
       for (const word of new Set([...body, ...heading])) {
@@ -156,8 +161,8 @@ const markdown = definePlugin({
         relevance: (hits[at] as number) / (2 * wanted.length),
         title: section.heading,
         uri: section.uri,
-        range: { start: section.start, end: section.end },
-        provenance: [{ type: "file", method: "markdown-sections" }],
+        range: section.range,
+        provenance: PROVENANCE,
       };
     });
     hits.fill(0);

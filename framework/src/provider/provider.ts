@@ -4,7 +4,7 @@
  * answers with frames that are valid by construction.
  */
 import { resolve } from "node:path";
-import { packFrames } from "../pack/pack.js";
+import { type PackOptions, packFrames } from "../pack/pack.js";
 import { createTokenCounter, TOKENIZERS, type TokenCounter, type TokenizerName } from "../tokens/counter.js";
 import { describeIssues } from "../wire/codec.js";
 import { readQueryFast } from "../wire/fast-query.js";
@@ -61,8 +61,12 @@ export const ANSWER: unique symbol = Symbol("ocp-provider.answer");
 
 /** A provider: query it in-process, or serve it with a transport. */
 export interface Provider {
-  /** Internal: {@link Provider.query} without reading the query again. */
-  readonly [ANSWER]: (query: ContextQuery, options?: QueryOptions, raw?: unknown) => Promise<ContextQueryResult>;
+  /** Internal: {@link Provider.query} without reading the query again; synchronous when it can be. */
+  readonly [ANSWER]: (
+    query: ContextQuery,
+    options?: QueryOptions,
+    raw?: unknown,
+  ) => ContextQueryResult | Promise<ContextQueryResult>;
   /** The identity written into `handshake_ack`. */
   readonly info: ProviderInfo;
   /** The capabilities written into `handshake_ack`. */
@@ -203,26 +207,33 @@ export function defineProvider(options: ProviderOptions): Provider {
     return answer(parsed.data, queryOptions, raw);
   }
 
-  async function answer(
+  /**
+   * Answers a checked query: synchronously when setup is over and every plugin asked
+   * answered synchronously (no promise, no microtask hop), else as a promise. Throws
+   * (or rejects with) a UserError when no plugin could answer.
+   */
+  function answer(
     request: ContextQuery,
     queryOptions: QueryOptions = {},
     raw?: unknown,
-  ): Promise<ContextQueryResult> {
-    // Awaited only until setup is over: afterwards a query costs no microtask hop for it.
-    if (!ready) await start();
+  ): ContextQueryResult | Promise<ContextQueryResult> {
+    if (!ready) return start().then(() => answer(request, queryOptions, raw));
     const active = activePlugins(request.kinds);
     // Plugins see the fields the host sent beyond the protocol's (an extension such as
     // as_known_at) under the checked ones: the framework itself ignores them.
     // Plugins may hold the very query object: what the packer needs is read before they run.
-    const { max_tokens: maxTokens, max_frames: maxFrames, kinds: requestedKinds } = request;
-    const forPlugins = withExtensions(request, raw);
-    const fanned = fanOut(forPlugins, {
+    const limits = { maxTokens: request.max_tokens, maxFrames: request.max_frames, kinds: request.kinds, counter };
+    const fanned = fanOut(withExtensions(request, raw), {
       plugins: active,
       timeoutMs: pluginTimeoutMs,
       signals: [queryOptions.signal, lifetime.signal],
       log: logOf,
     });
-    const outcomes = Array.isArray(fanned) ? fanned : await fanned;
+    return Array.isArray(fanned) ? result(fanned, limits) : fanned.then((outcomes) => result(outcomes, limits));
+  }
+
+  /** Packs what the plugins found into the query's result. */
+  function result(outcomes: readonly PluginOutcome[], limits: PackOptions): ContextQueryResult {
     if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status !== "ok")) {
       const messages = outcomes.flatMap((outcome) => (outcome.userMessage !== undefined ? [outcome.userMessage] : []));
       const timedOut = outcomes.every((outcome) => outcome.status === "timeout");
@@ -238,9 +249,10 @@ export function defineProvider(options: ProviderOptions): Provider {
       outcomes.length === 1
         ? (outcomes[0] as PluginOutcome).candidates
         : outcomes.flatMap((outcome) => outcome.candidates),
-      { maxTokens, maxFrames, kinds: requestedKinds, counter },
+      limits,
     );
-    const omitted = outcomes.reduce((sum, outcome) => sum + outcome.omitted, 0);
+    let omitted = 0;
+    for (const outcome of outcomes) omitted += outcome.omitted;
     const truncated = packed.truncated || omitted > 0;
     return {
       frames: packed.frames.map((frame) => buildFrame(frame, frames)),

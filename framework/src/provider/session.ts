@@ -6,7 +6,7 @@
  * and each sees the state its predecessors left.
  */
 import { errorEnvelope, readEnvelope, trustEnvelope } from "../wire/codec.js";
-import type { ContextQuery, Envelope } from "../wire/schemas.js";
+import type { ContextQuery, ContextQueryResult, Envelope } from "../wire/schemas.js";
 import { majorFamily, PROTOCOL_VERSION, versionsCompatible } from "../wire/version.js";
 import { describeError, InvalidQueryError, UserError } from "./errors.js";
 import { ANSWER, type Provider, type QueryOptions } from "./provider.js";
@@ -43,14 +43,25 @@ export interface SessionOptions {
   requireHandshake?: boolean;
 }
 
-const rejected = (message: string): Promise<SessionReply> =>
-  Promise.resolve({ envelope: errorEnvelope(message), outcome: "rejected" });
+const rejected = (message: string): SessionReply => ({ envelope: errorEnvelope(message), outcome: "rejected" });
+
+/**
+ * Internal: {@link Session.respond} without the promise when the reply is ready at
+ * once (a handshake, a refusal, a query whose plugins answered synchronously). The
+ * stdio transport uses it to write such replies without a microtask hop.
+ */
+export const RESPOND_NOW: unique symbol = Symbol("ocp-provider.respond-now");
+
+/** A session as the framework's own transports see it. */
+export interface InternalSession extends Session {
+  readonly [RESPOND_NOW]: (message: unknown, options?: QueryOptions) => SessionReply | Promise<SessionReply>;
+}
 
 /** Opens a session on `provider`. */
-export function createSession(provider: Provider, options: SessionOptions = {}): Session {
+export function createSession(provider: Provider, options: SessionOptions = {}): InternalSession {
   let state: SessionState = options.requireHandshake === false ? "ready" : "awaiting-handshake";
 
-  function respond(message: unknown, queryOptions?: QueryOptions): Promise<SessionReply> {
+  function respond(message: unknown, queryOptions?: QueryOptions): SessionReply | Promise<SessionReply> {
     const read = readEnvelope(message, "host");
     if (!read.ok) return rejected(read.message);
     const envelope = read.value;
@@ -73,7 +84,7 @@ export function createSession(provider: Provider, options: SessionOptions = {}):
           provider: provider.info,
           capabilities: provider.capabilities,
         };
-        return Promise.resolve({ envelope: ack, outcome: "ok" });
+        return { envelope: ack, outcome: "ok" };
       }
       case "query":
         if (state === "awaiting-handshake") return rejected("query before handshake: send a handshake first");
@@ -81,37 +92,54 @@ export function createSession(provider: Provider, options: SessionOptions = {}):
         return answer(envelope.query, queryOptions, (message as { query?: unknown }).query);
       case "shutdown":
         state = "closed";
-        return Promise.resolve({ envelope: undefined, outcome: "ok" });
+        return { envelope: undefined, outcome: "ok" };
       default:
         // readEnvelope(…, "host") admits only host envelope types.
         return rejected(`unexpected envelope type '${envelope.type}'`);
     }
   }
 
-  async function answer(query: ContextQuery, queryOptions?: QueryOptions, raw?: unknown): Promise<SessionReply> {
+  function answer(
+    query: ContextQuery,
+    queryOptions?: QueryOptions,
+    raw?: unknown,
+  ): SessionReply | Promise<SessionReply> {
+    let result: ContextQueryResult | Promise<ContextQueryResult>;
     try {
-      const frames: Envelope = { type: "frames", result: await provider[ANSWER](query, queryOptions, raw) };
-      // Frames built by the framework are valid by construction (a property test holds it to
-      // the reference schema), so the writer need not check them again.
-      return { envelope: trustEnvelope(frames), outcome: "ok" };
+      result = provider[ANSWER](query, queryOptions, raw);
     } catch (error) {
-      if (error instanceof UserError) {
-        const outcome = error instanceof InvalidQueryError ? "rejected" : "failed";
-        return { envelope: errorEnvelope(error.message), outcome };
-      }
-      provider.log.error(`query failed: ${describeError(error)}`);
-      return {
-        envelope: errorEnvelope("internal error while answering the query (details are on the provider's stderr)"),
-        outcome: "failed",
-      };
+      return failed(error);
     }
+    return result instanceof Promise ? result.then(answered, failed) : answered(result);
   }
 
+  function answered(result: ContextQueryResult): SessionReply {
+    // Frames built by the framework are valid by construction (a property test holds it to
+    // the reference schema), so the writer need not check them again.
+    const frames: Envelope = { type: "frames", result };
+    return { envelope: trustEnvelope(frames), outcome: "ok" };
+  }
+
+  function failed(error: unknown): SessionReply {
+    if (error instanceof UserError) {
+      const outcome = error instanceof InvalidQueryError ? "rejected" : "failed";
+      return { envelope: errorEnvelope(error.message), outcome };
+    }
+    provider.log.error(`query failed: ${describeError(error)}`);
+    return {
+      envelope: errorEnvelope("internal error while answering the query (details are on the provider's stderr)"),
+      outcome: "failed",
+    };
+  }
+
+  const respondLater = (message: unknown, queryOptions?: QueryOptions) =>
+    Promise.resolve(respond(message, queryOptions));
   return {
     get state() {
       return state;
     },
-    respond,
-    handle: (message, queryOptions) => respond(message, queryOptions).then((reply) => reply.envelope),
+    [RESPOND_NOW]: respond,
+    respond: respondLater,
+    handle: (message, queryOptions) => respondLater(message, queryOptions).then((reply) => reply.envelope),
   };
 }

@@ -162,8 +162,8 @@ describe("stdio transport", () => {
     const written: string[] = [];
     let full = true;
     const output = Object.assign(new EventEmitter(), {
-      write(chunk: string) {
-        written.push(chunk);
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
         // The first write fills the pipe: nothing more may be written until 'drain'.
         const accepted = !full;
         full = false;
@@ -188,8 +188,8 @@ describe("stdio transport", () => {
     const input = new PassThrough();
     const written: string[] = [];
     const output = Object.assign(new EventEmitter(), {
-      write(chunk: string) {
-        written.push(chunk);
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
         return false; // full from the first write on
       },
     });

@@ -8,8 +8,8 @@
 import { format } from "node:util";
 import { describeError } from "../provider/errors.js";
 import type { Provider } from "../provider/provider.js";
-import type { SessionReply } from "../provider/session.js";
-import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
+import { createSession, RESPOND_NOW, type SessionReply } from "../provider/session.js";
+import { errorEnvelope, writeEnvelopeLine } from "../wire/codec.js";
 import type { Envelope } from "../wire/schemas.js";
 import { LineSplitter } from "./ndjson.js";
 
@@ -24,7 +24,8 @@ export interface ByteSource {
 
 /** The writable side: what we need of a Node writable stream. */
 export interface ByteSink {
-  write(chunk: string): boolean;
+  /** Takes one NDJSON line: a string, or its UTF-8 bytes. */
+  write(chunk: string | Uint8Array): boolean;
   once(event: "drain", listener: () => void): unknown;
   on?(event: "error", listener: (error: Error) => void): unknown;
 }
@@ -65,7 +66,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const { input, output } = options;
   const drainMs = options.drainMs ?? 700;
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
-  const session = provider.openSession();
+  const session = createSession(provider);
   const inflight = new AbortController();
   const queryOptions = { signal: inflight.signal };
   let ending: Promise<CloseReason> | undefined;
@@ -81,13 +82,13 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   let waitingForDrain = false;
   let idle: (() => void) | undefined;
 
-  function serialise(envelope: Envelope): string {
+  function serialise(envelope: Envelope): string | Buffer {
     try {
-      return writeEnvelope(envelope);
+      return writeEnvelopeLine(envelope);
     } catch (error) {
       // Our bug, not the host's: still answer, so the host never waits for nothing.
       provider.log.error(describeError(error));
-      return writeEnvelope(errorEnvelope("internal error: the provider produced an invalid reply"));
+      return writeEnvelopeLine(errorEnvelope("internal error: the provider produced an invalid reply"));
     }
   }
 
@@ -95,7 +96,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     while (!waitingForDrain && queue.length > 0 && (queue[0] as Slot).settled) {
       const { envelope } = queue.shift() as Slot;
       if (envelope === undefined || outputBroken) continue;
-      if (!output.write(`${serialise(envelope)}\n`)) {
+      if (!output.write(serialise(envelope))) {
         waitingForDrain = true;
         output.once("drain", () => {
           waitingForDrain = false;
@@ -106,13 +107,13 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     if (queue.length === 0 && !waitingForDrain) idle?.();
   }
 
-  /** Takes the next reply slot; `reply` fills it (an already known envelope fills it at once). */
-  function enqueue(reply: Promise<SessionReply> | Envelope): void {
+  /** Takes the next reply slot; `reply` fills it (a reply already known fills it at once). */
+  function enqueue(reply: Promise<SessionReply> | SessionReply | Envelope): void {
     const slot: Slot = { settled: false, envelope: undefined };
     queue.push(slot);
-    if ("type" in reply) {
+    if (!(reply instanceof Promise)) {
       slot.settled = true;
-      slot.envelope = reply;
+      slot.envelope = "outcome" in reply ? reply.envelope : reply;
       flush();
       return;
     }
@@ -140,7 +141,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       enqueue(errorEnvelope(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`));
       return;
     }
-    enqueue(session.respond(value, queryOptions));
+    enqueue(session[RESPOND_NOW](value, queryOptions));
     if (session.state === "closed") void end("shutdown");
   }
 
@@ -233,17 +234,17 @@ export async function runStdio(provider: Provider, options: RunStdioOptions = {}
   process.exit(0);
 }
 
-let realStdoutWrite: ((chunk: string) => boolean) | undefined;
+let realStdoutWrite: ((chunk: string | Uint8Array) => boolean) | undefined;
 
 /**
  * Sends console output and direct `process.stdout.write` calls to stderr for the rest
  * of the process, and returns the real stdout writer (idempotent: call it before
  * loading code that might print, and again to get the writer).
  */
-export function guardStdout(): (chunk: string) => boolean {
+export function guardStdout(): (chunk: string | Uint8Array) => boolean {
   if (realStdoutWrite !== undefined) return realStdoutWrite;
   const stdout = process.stdout;
-  const original = stdout.write.bind(stdout) as (chunk: string) => boolean;
+  const original = stdout.write.bind(stdout) as (chunk: string | Uint8Array) => boolean;
   realStdoutWrite = original;
   const toStderr = (...args: unknown[]) => {
     process.stderr.write(`${format(...args)}\n`);

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { arbitraryContextFrame, arbitraryWireString, type WireObject } from "./arbitraries.js";
-import { framesEnvelopeJson } from "./frames-json.js";
+import { framesEnvelopeJson, framesEnvelopeLine } from "./frames-json.js";
 import type { ContextQueryResult } from "./schemas.js";
 
 const runs = { numRuns: 400 };
@@ -101,6 +101,30 @@ describe("framesEnvelopeJson", () => {
           expect(ours).toBe(oracle);
         }
       }),
+      runs,
+    );
+  });
+
+  it("writes the same envelope as UTF-8 bytes of one NDJSON line", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("a", "b", "c"), arbitraryBuiltFrame), { maxLength: 4 }),
+        fc.boolean(),
+        fc.option(fc.nat(), { nil: undefined }),
+        (frames, truncated, dropped) => {
+          const result = {
+            frames: frames.map(([id, frame]) => ({ ...frame, id })),
+            truncated,
+            ...(dropped === undefined ? {} : { dropped_estimate: dropped }),
+          } as unknown as ContextQueryResult;
+          // Twice: the second time every frame's bytes come from the memo.
+          for (let round = 0; round < 2; round++) {
+            const line = framesEnvelopeLine(result);
+            expect(line.toString("utf8")).toBe(`${JSON.stringify({ type: "frames", result })}\n`);
+            expect(line.toString("utf8")).toBe(`${framesEnvelopeJson(result)}\n`);
+          }
+        },
+      ),
       runs,
     );
   });
