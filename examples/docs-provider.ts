@@ -91,8 +91,34 @@ async function buildIndex(): Promise<Index> {
 }
 
 // Built on first use and dropped whenever anything under the roots changes.
-let index: Promise<Index> | undefined;
+let index: Index | undefined;
+let building: Promise<Index> | undefined;
+/** Counts changes under the roots: an index whose build saw one is served once, not kept. */
+let generation = 0;
 const watchers: FSWatcher[] = [];
+
+function loadIndex(): Promise<Index> {
+  if (building === undefined) {
+    const started = generation;
+    building = buildIndex().then(
+      (built) => {
+        if (generation === started) index = built;
+        return built;
+      },
+      (error: unknown) => {
+        building = undefined;
+        throw error;
+      },
+    );
+  }
+  return building;
+}
+
+function forgetIndex(): void {
+  generation++;
+  index = undefined;
+  building = undefined;
+}
 
 /** Splits Markdown at headings (outside code fences); each section keeps its exact lines. */
 function sections(file: string, source: string): Section[] {
@@ -112,61 +138,66 @@ function sections(file: string, source: string): Section[] {
   return found.filter((section) => section.text.trim() !== "");
 }
 
+/** The sections holding the most of the wanted words, best first; the others are counted as omitted. */
+function rank({ sections: all, postings, hits }: Index, wanted: string[], maxFrames: number) {
+  for (const word of wanted) {
+    const list = postings.get(word);
+    if (list === undefined) continue;
+    for (let i = 0; i < list.length; i += 2) {
+      const at = list[i] as number;
+      hits[at] = (hits[at] as number) + (list[i + 1] as number);
+    }
+  }
+  // The best few are enough to fill any budget; the others are reported, not shipped.
+  // One pass keeps them best-first, ties in index order (file order, then position).
+  const keep = Math.max(8, 3 * maxFrames);
+  const best: number[] = [];
+  let matched = 0;
+  for (let at = 0; at < all.length; at++) {
+    const score = hits[at] as number;
+    if (score === 0) continue;
+    matched++;
+    if (best.length === keep && score <= (hits[best[keep - 1] as number] as number)) continue;
+    let slot = best.length === keep ? keep - 1 : best.length;
+    while (slot > 0 && (hits[best[slot - 1] as number] as number) < score) {
+      best[slot] = best[slot - 1] as number;
+      slot--;
+    }
+    best[slot] = at;
+  }
+  const candidates: Candidate[] = best.map((at) => {
+    const section = all[at] as Indexed;
+    return {
+      content: section.text,
+      relevance: (hits[at] as number) / (2 * wanted.length),
+      title: section.heading,
+      uri: section.uri,
+      range: section.range,
+      provenance: PROVENANCE,
+    };
+  });
+  hits.fill(0);
+  return { candidates, omitted: matched - candidates.length };
+}
+
 const markdown = definePlugin({
   name: "markdown",
   kinds: ["doc"],
   setup() {
     for (const root of roots) {
       try {
-        watchers.push(watch(root, { recursive: true, persistent: false }, () => (index = undefined)));
+        watchers.push(watch(root, { recursive: true, persistent: false }, forgetIndex));
       } catch {
         // A root that does not exist (yet) is simply not served.
       }
     }
   },
-  async search(query) {
+  search(query) {
     const wanted = [...words(`${query.goal} ${query.query_text ?? ""}`)];
     if (wanted.length === 0) return [];
-    index ??= buildIndex();
-    const { sections: all, postings, hits } = await index;
-    for (const word of wanted) {
-      const list = postings.get(word);
-      if (list === undefined) continue;
-      for (let i = 0; i < list.length; i += 2) {
-        const at = list[i] as number;
-        hits[at] = (hits[at] as number) + (list[i + 1] as number);
-      }
-    }
-    // The best few are enough to fill any budget; the others are reported, not shipped.
-    // One pass keeps them best-first, ties in index order (file order, then position).
-    const keep = Math.max(8, 3 * query.max_frames);
-    const best: number[] = [];
-    let matched = 0;
-    for (let at = 0; at < all.length; at++) {
-      const score = hits[at] as number;
-      if (score === 0) continue;
-      matched++;
-      if (best.length === keep && score <= (hits[best[keep - 1] as number] as number)) continue;
-      let slot = best.length === keep ? keep - 1 : best.length;
-      while (slot > 0 && (hits[best[slot - 1] as number] as number) < score) {
-        best[slot] = best[slot - 1] as number;
-        slot--;
-      }
-      best[slot] = at;
-    }
-    const candidates: Candidate[] = best.map((at) => {
-      const section = all[at] as Indexed;
-      return {
-        content: section.text,
-        relevance: (hits[at] as number) / (2 * wanted.length),
-        title: section.heading,
-        uri: section.uri,
-        range: section.range,
-        provenance: PROVENANCE,
-      };
-    });
-    hits.fill(0);
-    return { candidates, omitted: matched - candidates.length };
+    // Synchronous once the index is built: the framework then answers without a promise.
+    if (index !== undefined) return rank(index, wanted, query.max_frames);
+    return loadIndex().then((built) => rank(built, wanted, query.max_frames));
   },
   close() {
     for (const watcher of watchers.splice(0)) watcher.close();
