@@ -129,6 +129,26 @@ describe("framesEnvelopeJson", () => {
     );
   });
 
+  it("writes frames too big to keep, written afresh each time, as JSON.stringify does", () => {
+    const content = `${'é"line\n'.repeat(2000)}end`; // over the memos' size caps
+    const frame = {
+      id: "big",
+      kind: "doc",
+      title: "t",
+      content,
+      score: 0.5,
+      token_cost: 9,
+      provenance: [],
+      relations: [],
+    };
+    for (const value of [frame, { ...frame, content: `${content}!` }, frame]) {
+      const [ours, oracle] = both(value);
+      expect(ours).toBe(oracle);
+      const result = { frames: [value], truncated: false } as unknown as ContextQueryResult;
+      expect(framesEnvelopeLine(result).toString("utf8")).toBe(`${oracle}\n`);
+    }
+  });
+
   it("writes a frame again when any one of its values changed under the same id", () => {
     fc.assert(
       fc.property(arbitraryBuiltFrame, arbitraryBuiltFrame, arbitraryChange, (frame, other, change) => {

@@ -15,7 +15,12 @@ import type { ContextFrame, ContextQueryResult, FrameEmbedding, Provenance, Rela
 
 /** Strings shorter than this are escaped directly: hashing them would cost as much as escaping. */
 const MEMO_MIN_LENGTH = 48;
-const literal = memoizeString((text) => JSON.stringify(text), 4096);
+/**
+ * Nor are very long ones: the memos hold what they keep alive (a string, its JSON, a
+ * frame's bytes), and a cap per entry bounds them to a few MiB whatever ships.
+ */
+const MEMO_MAX_LENGTH = 8 * 1024;
+const literal = memoizeString((text) => JSON.stringify(text), 512);
 
 /** What JSON.stringify escapes in a string: quote, backslash, controls, and (lone) surrogates. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
@@ -23,7 +28,7 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** The JSON literal of a string; long ones come from the memo. */
 function str(text: string): string {
-  if (text.length >= MEMO_MIN_LENGTH) return literal(text);
+  if (text.length >= MEMO_MIN_LENGTH) return text.length <= MEMO_MAX_LENGTH ? literal(text) : JSON.stringify(text);
   // Most short strings (ids, kinds, ranges, labels) need no escaping: quoting them is cheaper than JSON.stringify.
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
@@ -64,9 +69,9 @@ function list<T>(items: readonly T[], write: (item: T) => string): string {
 /**
  * The last frame written per id, with its JSON. A provider answers the same sections
  * again and again; a frame equal field by field to the last one with its id is not
- * written again. Bounded like the string memo.
+ * written again. Bounded in entries, and frames over 16 Ki characters of JSON are not kept.
  */
-const written = new GenerationalCache<string, Written>(1024);
+const written = new GenerationalCache<string, Written>(256);
 
 /** A frame as last written: its JSON, and that JSON's UTF-8 bytes once asked for. */
 interface Written {
@@ -79,7 +84,7 @@ function lastWritten(value: ContextFrame): Written {
   const last = written.get(value.id);
   if (last !== undefined && sameFrame(last.frame, value)) return last;
   const entry: Written = { frame: value, json: frameJson(value), bytes: undefined };
-  written.set(value.id, entry);
+  if (entry.json.length <= 2 * MEMO_MAX_LENGTH) written.set(value.id, entry);
   return entry;
 }
 
