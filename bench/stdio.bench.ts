@@ -14,8 +14,10 @@
  * from the docs example's search. It is reported, not judged.
  *
  * Start-up (including tsx loading the .ts example and the tokenizer tables) is left
- * out by a warm-up. The timed round trips alternate between the two servers in
- * blocks, so a busy moment on a shared machine lands on both.
+ * out by a warm-up. The timed round trips alternate between the servers in blocks, so
+ * a busy moment on a shared machine lands on all of them. Where the kernel runs the
+ * processes moves a round trip by 2-3x, so the host and the servers are pinned to CPUs
+ * (cpu-pinning.ts): apart (judged), then together (reported).
  *
  * Set OCP_BENCH_CPU_PROF=<dir> to write a V8 CPU profile of each server there.
  */

@@ -303,13 +303,13 @@ function collect(plugin: Plugin, output: SearchOutput, log: Logger): PluginOutco
   let rejected = 0;
   let clamped = 0;
   for (let index = 0; index < list.length; index++) {
-    const outcome = prepareCandidate(list[index], plugin);
-    if (outcome.ok) {
-      candidates.push(outcome.prepared);
-      if (outcome.clamped) clamped++;
+    const prepared = prepareCandidate(list[index], plugin);
+    if (typeof prepared !== "string") {
+      candidates.push(prepared);
+      if (prepared.clamped) clamped++;
     } else {
       rejected++;
-      if (rejected <= 3) log.warn(`candidate #${index} rejected: ${outcome.reason}`);
+      if (rejected <= 3) log.warn(`candidate #${index} rejected: ${prepared}`);
     }
   }
   if (rejected > 3) log.warn(`${rejected - 3} more candidates rejected`);

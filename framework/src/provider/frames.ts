@@ -14,7 +14,7 @@ import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GenerationalCache, memoizeString } from "../cache/generational.js";
 import type { PackedFrame } from "../pack/pack.js";
-import type { ContextFrame, FrameKind } from "../wire/schemas.js";
+import type { ContextFrame, FrameKind, Provenance } from "../wire/schemas.js";
 import { candidateProblem } from "./candidate-check.js";
 import type { Candidate, CandidateProvenance, LineRange, Plugin, ScoreScale } from "./plugin.js";
 
@@ -24,6 +24,8 @@ export interface PreparedCandidate {
   readonly kind: FrameKind;
   readonly content: string;
   readonly score: number;
+  /** The plugin's relevance was above 1 on the unit scale and became 1. */
+  readonly clamped: boolean;
   readonly plugin: Plugin;
   readonly candidate: Candidate;
 }
@@ -81,11 +83,6 @@ export function frameContext(name: string, root: string): FrameContext {
   return { name, displayPath: memoizeString((uri) => uriToDisplayPath(uri, root), 4096) };
 }
 
-/** Outcome of checking one raw candidate. */
-export type PrepareOutcome =
-  | { ok: true; prepared: PreparedCandidate; clamped: boolean }
-  | { ok: false; reason: string };
-
 const frameIds = new WeakMap<Plugin, GenerationalCache<string, string>>();
 
 /**
@@ -141,15 +138,23 @@ function locatedId(plugin: Plugin, uri: string, range: LineRange | undefined): s
   return id;
 }
 
-/** Checks one raw candidate from `plugin` and settles its id, kind and score. */
-export function prepareCandidate(raw: unknown, plugin: Plugin): PrepareOutcome {
+/**
+ * Checks one raw candidate from `plugin` and settles its id, kind and score; or says
+ * why it cannot ship. Runs for every candidate of every query, so a good one costs one
+ * object.
+ */
+export function prepareCandidate(raw: unknown, plugin: Plugin): PreparedCandidate | string {
   const problem = candidateProblem(raw);
-  if (problem !== undefined) return { ok: false, reason: problem };
+  if (problem !== undefined) return problem;
   const candidate = raw as Candidate;
   const kind = candidate.kind ?? (plugin.kinds[0] as FrameKind);
-  if (!plugin.kinds.includes(kind)) return { ok: false, reason: `kind '${kind}' is not one the plugin declared` };
-  const mapped = mapRelevance(candidate.relevance, plugin.scores ?? "unit");
-  if (typeof mapped === "string") return { ok: false, reason: mapped };
+  if (!plugin.kinds.includes(kind)) return `kind '${kind}' is not one the plugin declared`;
+  const { relevance } = candidate;
+  const scale = plugin.scores ?? "unit";
+  // The common case inline; mapRelevance() names what is wrong with the others.
+  const usual = scale === "unit" && relevance >= 0 && relevance <= 1;
+  const mapped = usual ? relevance : mapRelevance(relevance, scale);
+  if (typeof mapped === "string") return mapped;
   const id =
     candidate.id !== undefined
       ? frameId(plugin, candidate.id)
@@ -157,20 +162,18 @@ export function prepareCandidate(raw: unknown, plugin: Plugin): PrepareOutcome {
         ? locatedId(plugin, candidate.uri, candidate.range)
         : frameId(plugin, cachedDigest(candidate.content).slice(0, 23));
   return {
-    ok: true,
-    clamped: mapped.clamped,
-    prepared: {
-      id,
-      kind,
-      content: candidate.content,
-      score: mapped.score,
-      plugin,
-      candidate,
-    },
+    id,
+    kind,
+    content: candidate.content,
+    score: typeof mapped === "number" ? mapped : mapped.score,
+    clamped: typeof mapped === "number" ? false : mapped.clamped,
+    plugin,
+    candidate,
   };
 }
 
 const TRAILING_RANGE = / L\d+(-\d+)?$/;
+const NO_RELATIONS: NonNullable<Candidate["relations"]> = [];
 
 /** Builds the wire frame for a packed candidate. */
 export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: FrameContext): ContextFrame {
@@ -180,35 +183,41 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
     candidate.range !== undefined && keptLines !== undefined
       ? { start: candidate.range.start, end: Math.min(candidate.range.end, candidate.range.start + keptLines - 1) }
       : candidate.range;
+  const lines = range !== undefined ? formatRange(range) : undefined;
   const path = candidate.path ?? (candidate.uri !== undefined ? provider.displayPath(candidate.uri) : undefined);
-  const located = path !== undefined ? (range !== undefined ? `${path} ${formatRange(range)}` : path) : undefined;
+  const located = path !== undefined ? (lines !== undefined ? `${path} ${lines}` : path) : undefined;
   const fallback = located ?? firstLine(content) ?? `${plugin.name} result`;
   const title = nonEmpty(candidate.title) ?? fallback;
   let citation = nonEmpty(candidate.citationLabel) ?? located ?? title;
   // A cut frame cites the lines it kept, also when the plugin wrote the label itself.
-  if (keptLines !== undefined && range !== undefined && candidate.citationLabel !== undefined) {
-    citation = citation.replace(TRAILING_RANGE, ` ${formatRange(range)}`);
+  if (keptLines !== undefined && lines !== undefined && candidate.citationLabel !== undefined) {
+    citation = citation.replace(TRAILING_RANGE, ` ${lines}`);
   }
 
-  const digest = cachedDigest(content);
-  const [first, ...rest] = candidate.provenance ?? [{}];
-  const primary = {
-    type: first?.type ?? (candidate.uri?.startsWith("file:") ? "file" : "derivation"),
-    uri: first?.uri ?? candidate.uri,
-    range: range !== undefined ? formatRange(range) : first?.range,
-    digest,
-    method: first?.method ?? plugin.name,
-    by: first?.by ?? provider.name,
-  };
+  const entries = candidate.provenance ?? [];
+  const first: CandidateProvenance | undefined = entries[0];
   // Fields are copied one by one: a plugin's objects may carry keys the wire must not see.
-  const others = rest.map((entry: CandidateProvenance) => ({
-    type: entry.type ?? "derivation",
-    uri: entry.uri,
-    range: entry.range,
-    digest: entry.digest,
-    method: entry.method,
-    by: entry.by ?? provider.name,
-  }));
+  const provenance: Provenance[] = [
+    {
+      type: first?.type ?? (candidate.uri?.startsWith("file:") ? "file" : "derivation"),
+      uri: first?.uri ?? candidate.uri,
+      range: lines ?? first?.range,
+      digest: cachedDigest(content),
+      method: first?.method ?? plugin.name,
+      by: first?.by ?? provider.name,
+    },
+  ];
+  for (let i = 1; i < entries.length; i++) {
+    const entry = entries[i] as CandidateProvenance;
+    provenance.push({
+      type: entry.type ?? "derivation",
+      uri: entry.uri,
+      range: entry.range,
+      digest: entry.digest,
+      method: entry.method,
+      by: entry.by ?? provider.name,
+    });
+  }
 
   return {
     id: prepared.id,
@@ -221,13 +230,13 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
     valid_from: timestamp(candidate.validFrom),
     valid_to: timestamp(candidate.validTo),
     recorded_at: timestamp(candidate.recordedAt),
-    provenance: [primary, ...others],
+    provenance,
     citation_label: citation,
     embedding:
       candidate.embedding === undefined
         ? undefined
         : { fingerprint: candidate.embedding.fingerprint, vector: candidate.embedding.vector },
-    relations: (candidate.relations ?? []).map((relation) => ({
+    relations: (candidate.relations ?? NO_RELATIONS).map((relation) => ({
       rel: relation.rel,
       target_uri: relation.targetUri,
       display_name: relation.displayName,
