@@ -48,13 +48,24 @@ const rejected = (message: string): SessionReply => ({ envelope: errorEnvelope(m
 /**
  * Internal: {@link Session.respond} without the promise when the reply is ready at
  * once (a handshake, a refusal, a query whose plugins answered synchronously). The
- * stdio transport uses it to write such replies without a microtask hop.
+ * stdio transport uses it to write such replies without a microtask hop. Its frames
+ * envelopes are not marked trusted: the caller knows they are the framework's own.
  */
 export const RESPOND_NOW: unique symbol = Symbol("ocp-provider.respond-now");
 
 /** A session as the framework's own transports see it. */
 export interface InternalSession extends Session {
   readonly [RESPOND_NOW]: (message: unknown, options?: QueryOptions) => SessionReply | Promise<SessionReply>;
+}
+
+/**
+ * Frames in a session's replies were built by the framework, which makes them valid by
+ * construction (a property test holds them to the reference schema): marked so, the
+ * writer does not check them again. Hosts cannot send frames, so no other reply holds any.
+ */
+function trusted(reply: SessionReply): SessionReply {
+  if (reply.envelope?.type === "frames") trustEnvelope(reply.envelope);
+  return reply;
 }
 
 /** Opens a session on `provider`. */
@@ -114,10 +125,7 @@ export function createSession(provider: Provider, options: SessionOptions = {}):
   }
 
   function answered(result: ContextQueryResult): SessionReply {
-    // Frames built by the framework are valid by construction (a property test holds it to
-    // the reference schema), so the writer need not check them again.
-    const frames: Envelope = { type: "frames", result };
-    return { envelope: trustEnvelope(frames), outcome: "ok" };
+    return { envelope: { type: "frames", result }, outcome: "ok" };
   }
 
   function failed(error: unknown): SessionReply {
@@ -132,8 +140,10 @@ export function createSession(provider: Provider, options: SessionOptions = {}):
     };
   }
 
-  const respondLater = (message: unknown, queryOptions?: QueryOptions) =>
-    Promise.resolve(respond(message, queryOptions));
+  const respondLater = (message: unknown, queryOptions?: QueryOptions): Promise<SessionReply> => {
+    const reply = respond(message, queryOptions);
+    return reply instanceof Promise ? reply.then(trusted) : Promise.resolve(trusted(reply));
+  };
   return {
     get state() {
       return state;

@@ -9,7 +9,8 @@ import { format } from "node:util";
 import { describeError } from "../provider/errors.js";
 import type { Provider } from "../provider/provider.js";
 import { createSession, RESPOND_NOW, type SessionReply } from "../provider/session.js";
-import { errorEnvelope, writeEnvelopeLine } from "../wire/codec.js";
+import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
+import { framesEnvelopeLine } from "../wire/frames-json.js";
 import type { Envelope } from "../wire/schemas.js";
 import { LineSplitter } from "./ndjson.js";
 
@@ -84,11 +85,12 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
 
   function serialise(envelope: Envelope): string | Buffer {
     try {
-      return writeEnvelopeLine(envelope);
+      // Frames come only from our own session, built by the framework: valid by construction.
+      return envelope.type === "frames" ? framesEnvelopeLine(envelope.result) : `${writeEnvelope(envelope)}\n`;
     } catch (error) {
       // Our bug, not the host's: still answer, so the host never waits for nothing.
       provider.log.error(describeError(error));
-      return writeEnvelopeLine(errorEnvelope("internal error: the provider produced an invalid reply"));
+      return `${writeEnvelope(errorEnvelope("internal error: the provider produced an invalid reply"))}\n`;
     }
   }
 

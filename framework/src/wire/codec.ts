@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { readQueryFast } from "./fast-query.js";
-import { framesEnvelopeJson, framesEnvelopeLine } from "./frames-json.js";
+import { framesEnvelopeJson } from "./frames-json.js";
 import { type Envelope, EnvelopeSchema, type EnvelopeType, FRAME_KINDS } from "./schemas.js";
 
 type FramesEnvelope = Extract<Envelope, { type: "frames" }>;
@@ -127,20 +127,6 @@ export function writeEnvelope(envelope: Envelope | { type: EnvelopeType; [key: s
   const parsed = EnvelopeSchema.safeParse(envelope);
   if (!parsed.success) throw new InvalidEnvelopeError(String(envelope.type), describeIssues(parsed.error, envelope));
   return JSON.stringify(parsed.data);
-}
-
-/**
- * {@link writeEnvelope} as one NDJSON line (newline included). A trusted frames
- * envelope comes as UTF-8 bytes assembled from each frame's ready bytes; anything else
- * as a string.
- */
-export function writeEnvelopeLine(
-  envelope: Envelope | { type: EnvelopeType; [key: string]: unknown },
-): string | Buffer {
-  if ((envelope as { [TRUSTED]?: true })[TRUSTED] === true && envelope.type === "frames") {
-    return framesEnvelopeLine((envelope as FramesEnvelope).result);
-  }
-  return `${writeEnvelope(envelope)}\n`;
 }
 
 /** An `error` envelope; an empty message becomes a generic one so the envelope stays valid. */
