@@ -82,6 +82,43 @@ describe("stdio transport", () => {
     await connection.close();
   });
 
+  it("keeps request order when replies ready at once follow one still being searched", async () => {
+    // "slow" searches asynchronously; every other goal is answered synchronously, so its
+    // reply is ready before the slow one's and must wait for it.
+    const provider = defineProvider({
+      name: "mixed",
+      version: "1.0.0",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      plugins: [
+        definePlugin({
+          name: "mixed",
+          kinds: ["doc"],
+          search: (query) => {
+            const candidates = [{ id: query.goal, content: query.goal, relevance: 1 }];
+            return query.goal === "slow"
+              ? new Promise<typeof candidates>((resolve) => setTimeout(() => resolve(candidates), 30))
+              : candidates;
+          },
+        }),
+      ],
+    });
+    const connection = connectInMemory(provider);
+    expect((await connection.handshake()).type).toBe("handshake_ack");
+    // A first answer means setup is over: from now on sync answers are ready at once.
+    connection.send(q("warm-up"));
+    expect((await connection.receive()).type).toBe("frames");
+    const goals = ["fast0", "slow", "fast1", "fast2"];
+    // One write, so every line is read before the slow search ends.
+    connection.send(goals.map((goal) => `${JSON.stringify(q(goal))}\n`).join(""));
+    const replies = [];
+    for (const _ of goals) replies.push(await connection.receive());
+    expect(replies.map((reply) => (reply.type === "frames" ? reply.result.frames[0]?.id : reply.type))).toEqual(
+      goals.map((goal) => `mixed:${goal}`),
+    );
+    await connection.close();
+  });
+
   it("answers every kind of bad input with a named error and keeps serving (R1)", async () => {
     const connection = connectInMemory(delayedProvider(), { maxLineBytes: 4096 });
     const before = await connection.request(q("too early"));
