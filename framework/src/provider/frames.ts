@@ -108,6 +108,9 @@ function frameId(plugin: Plugin, localId: string): string {
 const locatedIds = new WeakMap<Plugin, GenerationalCache<string, Map<number, string>>>();
 /** Line numbers below this make an exact range key (start · 2²⁶ + end < 2⁵³). */
 const RANGE_KEY_LIMIT = 2 ** 26;
+/** At most 1024 files × 32 ranges are remembered: ~32k ids, a few MiB. */
+const LOCATED_FILES = 1024;
+const RANGES_PER_FILE = 32;
 
 /**
  * `<plugin>:<uri>#L<start>-<end>` for a candidate without an id of its own, without
@@ -120,7 +123,7 @@ function locatedId(plugin: Plugin, uri: string, range: LineRange | undefined): s
   }
   let byUri = locatedIds.get(plugin);
   if (byUri === undefined) {
-    byUri = new GenerationalCache(4096);
+    byUri = new GenerationalCache(LOCATED_FILES);
     locatedIds.set(plugin, byUri);
   }
   let byRange = byUri.get(uri);
@@ -132,8 +135,11 @@ function locatedId(plugin: Plugin, uri: string, range: LineRange | undefined): s
   let id = byRange.get(key);
   if (id === undefined) {
     id = `${plugin.name}:${uri}#${formatRange(range)}`;
-    // Bounded per file too: a plugin cutting one file into endless ranges must not grow it forever.
-    if (byRange.size < 1024) byRange.set(key, id);
+    // Bounded per file too (a plugin may cut one file into ever new ranges): a full
+    // file's ranges start over, so the ones in use come back and the total stays under
+    // files × RANGES_PER_FILE.
+    if (byRange.size >= RANGES_PER_FILE) byRange.clear();
+    byRange.set(key, id);
   }
   return id;
 }
