@@ -69,7 +69,12 @@ function trusted(reply: SessionReply): SessionReply {
 }
 
 /** Opens a session on `provider`. */
-export function createSession(provider: Provider, options: SessionOptions = {}): InternalSession {
+export function createSession(provider: Provider, options: SessionOptions = {}): Session {
+  return createInternalSession(provider, options);
+}
+
+/** Internal: {@link createSession} with the framework's own transports' extra entry. */
+export function createInternalSession(provider: Provider, options: SessionOptions = {}): InternalSession {
   let state: SessionState = options.requireHandshake === false ? "ready" : "awaiting-handshake";
 
   function respond(message: unknown, queryOptions?: QueryOptions): SessionReply | Promise<SessionReply> {

@@ -8,7 +8,7 @@
 import { format } from "node:util";
 import { describeError } from "../provider/errors.js";
 import type { Provider } from "../provider/provider.js";
-import { createSession, RESPOND_NOW, type SessionReply } from "../provider/session.js";
+import { createInternalSession, RESPOND_NOW, type SessionReply } from "../provider/session.js";
 import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
 import { framesEnvelopeLine } from "../wire/frames-json.js";
 import type { Envelope } from "../wire/schemas.js";
@@ -67,7 +67,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const { input, output } = options;
   const drainMs = options.drainMs ?? 700;
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
-  const session = createSession(provider);
+  const session = createInternalSession(provider);
   const inflight = new AbortController();
   const queryOptions = { signal: inflight.signal };
   let ending: Promise<CloseReason> | undefined;
