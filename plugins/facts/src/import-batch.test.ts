@@ -105,7 +105,7 @@ async function versions(store: FactStore): Promise<Fact[]> {
 
 const TARGETS: [string, () => Promise<BackendTarget>, number][] = [
   ["sqlite", async () => sqliteTarget(), 150],
-  ["postgresql", postgresTarget, 30],
+  ["postgresql", postgresTarget, 60],
 ];
 
 describe.each(TARGETS)("import batch on %s", (_label, makeTarget, runs) => {
@@ -157,7 +157,9 @@ describe.each(TARGETS)("import batch on %s", (_label, makeTarget, runs) => {
       }),
       { numRuns: runs },
     );
-    expect(seen.superseded).toBeGreaterThan(runs / 10);
+    // About one run in five meets a supersession: with 60 runs or more, fewer than one in
+    // twenty is all but impossible unless the generator stopped producing them.
+    expect(seen.superseded).toBeGreaterThan(runs / 20);
     expect(seen.imported).toBeGreaterThan(runs / 10);
     expect(seen.refused).toBeGreaterThan(0);
   }, 120_000);
