@@ -77,11 +77,6 @@ class Call {
     this.outer = outer;
   }
 
-  /** Why the call was aborted before it started, if it was. */
-  get abortedBefore(): { reason: unknown } | undefined {
-    return this.#aborted ? { reason: this.#reason } : undefined;
-  }
-
   /** Settles with the plugin's pending output, or rejects on an abort, whatever the plugin does. */
   race(output: PromiseLike<SearchOutput>): Promise<SearchOutput> {
     return new Promise<SearchOutput>((resolve, reject) => {
@@ -228,15 +223,12 @@ function runPlugin(
   const timeoutMs = plugin.timeoutMs ?? options.timeoutMs;
   const started = performance.now();
   const outer = options.signals ?? [];
-  const call = new Call(started, started + timeoutMs, outer);
   for (const signal of outer) {
-    if (signal === undefined) continue;
-    if (signal.aborted) call.abort(signal.reason);
-    else listen(signal);
+    // A query already aborted (host gone, provider closing) does not reach the plugin.
+    if (signal?.aborted) return failure(plugin, signal.reason, log);
   }
-  const aborted = call.abortedBefore;
-  // A query already aborted (host gone, provider closing) does not reach the plugin.
-  if (aborted !== undefined) return failure(plugin, aborted.reason, log);
+  const call = new Call(started, started + timeoutMs, outer);
+  for (const signal of outer) if (signal !== undefined) listen(signal);
   inFlight.add(call);
   let output: SearchOutput | PromiseLike<SearchOutput>;
   try {
