@@ -110,12 +110,12 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   }
 
   /** Takes the next reply slot; `reply` fills it (a reply already known fills it at once). */
-  function enqueue(reply: Promise<SessionReply> | SessionReply | Envelope): void {
+  function enqueue(reply: Promise<SessionReply> | SessionReply): void {
     const slot: Slot = { settled: false, envelope: undefined };
     queue.push(slot);
     if (!(reply instanceof Promise)) {
       slot.settled = true;
-      slot.envelope = "outcome" in reply ? reply.envelope : reply;
+      slot.envelope = reply.envelope;
       flush();
       return;
     }
@@ -125,6 +125,11 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       slot.envelope = settled.envelope;
       flush();
     });
+  }
+
+  /** Answers a line that never reached the session (bad framing or JSON) with an `error`. */
+  function refuse(message: string): void {
+    enqueue({ envelope: errorEnvelope(message), outcome: "rejected" });
   }
 
   /** Resolves once every reply owed has been written (or the output broke). */
@@ -140,7 +145,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     try {
       value = JSON.parse(text);
     } catch (error) {
-      enqueue(errorEnvelope(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`));
+      refuse(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`);
       return;
     }
     enqueue(session[RESPOND_NOW](value, queryOptions));
@@ -153,7 +158,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     for (const event of splitter.push(bytes)) {
       if (ending !== undefined) return; // nothing after `shutdown` is read
       if (event.type === "line") onLine(event.text);
-      else enqueue(errorEnvelope(`line too long: over ${event.limit} bytes; skipped to the next newline`));
+      else refuse(`line too long: over ${event.limit} bytes; skipped to the next newline`);
     }
   }
 
