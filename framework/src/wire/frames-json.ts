@@ -4,11 +4,10 @@
  * A provider ships the same content again and again (a hot section, a popular
  * symbol), and escaping it is most of what `JSON.stringify` spends on a reply. This
  * writer knows the frame's shape, so it walks nothing generically; it keeps the
- * escaped form of long strings in a bounded memo, and reuses the JSON of a frame
- * equal, field by field, to the last one written with its id. Its output is byte for byte what
- * `JSON.stringify` gives for a frames envelope whose fields were created in schema
- * order, as the framework builds them: a property test holds the two equal on
- * envelopes built from arbitrary candidates.
+ * escaped form of long strings in a bounded memo, and reuses the JSON of a frame equal,
+ * field by field, to the last one written with its id. Its output is byte for byte
+ * what `JSON.stringify` gives for a frames envelope whose fields were created in
+ * schema order, as the framework builds them: property tests hold the two equal.
  */
 import { GenerationalCache, memoizeString } from "../cache/generational.js";
 import type { ContextFrame, ContextQueryResult, FrameEmbedding, Provenance, Relation } from "./schemas.js";
