@@ -136,6 +136,14 @@ export class ImportLedger {
   }
 }
 
+/**
+ * Appends `source` to `target` one element at a time. `target.push(...source)` passes every
+ * element as an argument, and a batch of 150,000 rows overflows the call stack.
+ */
+function append<T>(target: T[], source: readonly T[]): void {
+  for (const item of source) target.push(item);
+}
+
 // A separator no checked text contains (checkText refuses NUL), so two pairs never share a key.
 const pairKey = (subject: string, predicate: string) => `${subject}\u0000${predicate}`;
 
@@ -189,7 +197,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
     inserted++;
     if (record.recordedAt === undefined && functional.has(row.predicate)) {
       if (pendingPredicates.has(row.predicate)) {
-        rows.push(...pending);
+        append(rows, pending);
         pending = [];
         pendingPredicates.clear();
       }
@@ -232,7 +240,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
       track(row);
     }
   }
-  rows.push(...pending);
+  append(rows, pending);
   // Closes first: a fact's new current version may only go in once its old one is closed.
   if (closed.length > 0) await tx.closeAll(closed);
   for (const { id, version, validTo } of amended) await tx.amendValidTo(id, version, validTo);
