@@ -94,6 +94,8 @@ export interface Reader {
   scan(after: number, limit: number): Promise<{ rows: Row[]; cursor: number }>;
   /** The erasure log, oldest first. */
   erasures(): Promise<ErasureRow[]>;
+  /** The id the store would assign next: every stored fact's id is below it. */
+  firstFreeId(): Promise<number>;
 }
 
 /** A write transaction: its reads see its writes; all of it commits or none. */
@@ -106,8 +108,11 @@ export interface WriteTx extends Reader {
   now(): Promise<number>;
   /** A new fact id, never used before (erased ids are not reused). */
   nextId(): Promise<number>;
-  /** Makes sure ids up to `maxId` are never handed out by {@link nextId} (imports bring their own ids). */
-  reserveIds(maxId: number): Promise<void>;
+  /**
+   * Makes sure ids up to `maxId` are never handed out by {@link nextId} (imports bring their
+   * own ids). Returns {@link Reader.firstFreeId} as it was before the call.
+   */
+  reserveIds(maxId: number): Promise<number>;
   /** Makes sure later transactions get system times after `time` (imports restore recorded history). */
   advanceClock(time: number): Promise<void>;
   insert(rows: readonly Row[]): Promise<void>;

@@ -248,10 +248,14 @@ const COMMANDS: Record<string, Command> = {
     const summary = await withStore(values, true, (store) =>
       importJsonl(store, file, {
         batchSize,
-        onBatch: (p) =>
+        onClaim: (claim) => {
+          process.stderr.write(`ocp-facts: ${claim.records} records checked; ids up to ${claim.maxId} claimed\n`);
+        },
+        onBatch: (p) => {
           process.stderr.write(
             `ocp-facts: batch ${p.batch} committed (lines ${p.firstLine}-${p.lastLine}: ${p.inserted} new, ${p.skipped} already present)\n`,
-          ),
+          );
+        },
       }),
     );
     await (values.json ? json(summary) : out(renderImport(summary)));

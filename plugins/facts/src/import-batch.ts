@@ -11,7 +11,7 @@
  * record import made two to four round trips per functional record on PostgreSQL,
  * and on SQLite a one-row statement each, which costs a full-text segment each.
  */
-import type { Row, SubjectPredicate, VersionKey, WriteTx } from "./backend.js";
+import type { Reader, Row, SubjectPredicate, VersionKey, WriteTx } from "./backend.js";
 import { FACT_ERRORS, FactError } from "./errors.js";
 import { checkInterval } from "./model.js";
 import type { ParsedRecord } from "./records.js";
@@ -52,6 +52,33 @@ function checkRestoredVersion(record: ParsedRecord, current: number | undefined,
   }
 }
 
+/** Whether a stored version says what `record` says: then the record is a re-run's, and skipped. */
+function sameContent(stored: Row, record: ParsedRecord): boolean {
+  return (
+    stored.subject === record.subject && stored.predicate === record.predicate && stored.statement === record.statement
+  );
+}
+
+/**
+ * The records whose id and version `reader` already holds with different content: what
+ * {@link ImportLedger.admit} refuses a batch for, found without writing anything.
+ */
+export async function findClashes(
+  reader: Reader,
+  records: readonly ParsedRecord[],
+): Promise<{ record: ParsedRecord; stored: Row }[]> {
+  const stored = new Map<string, Row>();
+  for (const row of await reader.versionsOf([...new Set(records.map((record) => record.id))])) {
+    stored.set(`${row.id}@${row.version}`, row);
+  }
+  const clashes: { record: ParsedRecord; stored: Row }[] = [];
+  for (const record of records) {
+    const row = stored.get(`${record.id}@${record.version}`);
+    if (row !== undefined && !sameContent(row, record)) clashes.push({ record, stored: row });
+  }
+  return clashes;
+}
+
 /**
  * What an import knows of the versions of the facts its records name, and the checks
  * every record passes before it is planned or written. Both importers (this one and the
@@ -83,11 +110,7 @@ export class ImportLedger {
     const key = `${record.id}@${record.version}`;
     const existing = this.#stored.get(key);
     if (existing !== undefined) {
-      const same =
-        existing.subject === record.subject &&
-        existing.predicate === record.predicate &&
-        existing.statement === record.statement;
-      if (!same) {
+      if (!sameContent(existing, record)) {
         throw new FactError(
           FACT_ERRORS.CONFLICT,
           `fact ${record.id} version ${record.version} is already stored with different content ` +
@@ -134,6 +157,14 @@ export class ImportLedger {
     if (this.#maxId > 0) await tx.reserveIds(this.#maxId);
     if (Number.isFinite(this.#latest)) await tx.advanceClock(this.#latest);
   }
+}
+
+/**
+ * Appends `source` to `target` one element at a time. `target.push(...source)` passes every
+ * element as an argument, and a batch of 150,000 rows overflows the call stack.
+ */
+function append<T>(target: T[], source: readonly T[]): void {
+  for (const item of source) target.push(item);
 }
 
 // A separator no checked text contains (checkText refuses NUL), so two pairs never share a key.
@@ -189,7 +220,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
     inserted++;
     if (record.recordedAt === undefined && functional.has(row.predicate)) {
       if (pendingPredicates.has(row.predicate)) {
-        rows.push(...pending);
+        append(rows, pending);
         pending = [];
         pendingPredicates.clear();
       }
@@ -232,7 +263,7 @@ export async function importRecords(tx: WriteTx, records: readonly ParsedRecord[
       track(row);
     }
   }
-  rows.push(...pending);
+  append(rows, pending);
   // Closes first: a fact's new current version may only go in once its old one is closed.
   if (closed.length > 0) await tx.closeAll(closed);
   for (const { id, version, validTo } of amended) await tx.amendValidTo(id, version, validTo);

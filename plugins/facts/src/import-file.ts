@@ -4,10 +4,16 @@
  * each batch one transaction. Killed half-way, the store holds whole batches
  * only, and running the same import again finishes the job: records already
  * stored under their id are skipped.
+ *
+ * Ids: the file's ids and the ids the store assigns (`assert`) are one sequence.
+ * Before its first batch the import claims every id of the file (the store then
+ * assigns only ids above them, whoever writes meanwhile), and a record whose id
+ * is already stored with other content refuses the whole import before anything
+ * is written. So no other writer can leave an import half done and stuck.
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { FACT_ERRORS, FactError } from "./errors.js";
+import { FACT_ERRORS, FactError, type FactErrorCode } from "./errors.js";
 import { type ParsedRecord, parseRecord } from "./records.js";
 import type { FactStore } from "./store.js";
 
@@ -22,12 +28,22 @@ export interface BatchProgress {
   readonly skipped: number;
 }
 
+/** What the checking pass found, reported once the import has claimed the file's ids. */
+export interface ImportClaim {
+  /** Records (non-blank lines) in the file. */
+  readonly records: number;
+  /** The largest id in the file: the store assigns only ids above it from now on. */
+  readonly maxId: number;
+}
+
 /** Options of {@link importJsonl}. */
 export interface ImportJsonlOptions {
-  /** Records per transaction; default 10,000. */
+  /** Records per transaction; default 10,000. Any size works; a batch is held in memory. */
   batchSize?: number;
-  /** Called after each batch commits. */
-  onBatch?: (progress: BatchProgress) => void;
+  /** Called once the file is checked and its ids are claimed, before the first batch. */
+  onClaim?: (claim: ImportClaim) => void;
+  /** Called after each batch commits; the import waits for a returned promise. */
+  onBatch?: (progress: BatchProgress) => void | Promise<void>;
   /** Stops between batches when aborted (what is committed stays). */
   signal?: AbortSignal;
 }
@@ -70,11 +86,34 @@ function parseLine(text: string): ParsedRecord {
   return parseRecord(value);
 }
 
-/** Checks every line of `file` without writing anything; throws one error listing the bad lines. */
-export async function checkJsonl(file: string): Promise<number> {
+/** What the checking pass learns of a file. */
+interface Scan {
+  readonly records: number;
+  readonly minId: number;
+  readonly maxId: number;
+}
+
+/** The error that lists the first {@link SHOWN_ERRORS} problems of a file and counts the rest. */
+function listed(
+  code: FactErrorCode,
+  file: string,
+  what: string,
+  problems: readonly string[],
+  count: number,
+): FactError {
+  const more = count > SHOWN_ERRORS ? `\n  … and ${count - SHOWN_ERRORS} more` : "";
+  return new FactError(
+    code,
+    `${file}: ${count} ${what}${count === 1 ? "" : "s"}; nothing was imported\n${problems.join("\n")}${more}`,
+  );
+}
+
+async function scanJsonl(file: string): Promise<Scan> {
   const problems: string[] = [];
   let bad = 0;
   let records = 0;
+  let minId = Number.POSITIVE_INFINITY;
+  let maxId = 0;
   const seen = new Map<string, number>();
   try {
     for await (const { number, text } of lines(file)) {
@@ -90,6 +129,8 @@ export async function checkJsonl(file: string): Promise<number> {
           );
         }
         seen.set(key, number);
+        minId = Math.min(minId, record.id);
+        maxId = Math.max(maxId, record.id);
       } catch (error) {
         if (!(error instanceof FactError)) throw error;
         if (++bad <= SHOWN_ERRORS) problems.push(`  line ${number}: ${error.message}`);
@@ -99,14 +140,54 @@ export async function checkJsonl(file: string): Promise<number> {
     if (error instanceof FactError) throw error;
     throw new FactError(FACT_ERRORS.BAD_INPUT, `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
-  if (bad > 0) {
-    const more = bad > SHOWN_ERRORS ? `\n  … and ${bad - SHOWN_ERRORS} more` : "";
-    throw new FactError(
-      FACT_ERRORS.BAD_INPUT,
-      `${file}: ${bad} bad line${bad === 1 ? "" : "s"}; nothing was imported\n${problems.join("\n")}${more}`,
-    );
+  if (bad > 0) throw listed(FACT_ERRORS.BAD_INPUT, file, "bad line", problems, bad);
+  return { records, minId, maxId };
+}
+
+/** Checks every line of `file` without writing anything; throws one error listing the bad lines. */
+export async function checkJsonl(file: string): Promise<number> {
+  return (await scanJsonl(file)).records;
+}
+
+/** The start of a statement, for a message: 80 code points at most, never half a surrogate pair. */
+const shorten = (text: string) => {
+  const points = [...text.slice(0, 200)];
+  return points.length > 80 ? `${points.slice(0, 80).join("")}…` : points.join("");
+};
+
+/** Records of a check pass that fit in one read of the store. */
+const CLASH_CHUNK = 5000;
+
+/**
+ * Refuses the import, before it writes, if a record with an id in `[from, to)` is stored
+ * with other content. Stored versions never change their content (a correction is a new
+ * version), so reading in several snapshots is as good as one.
+ */
+async function refuseClashes(store: FactStore, file: string, scan: Scan, from: number, to: number): Promise<void> {
+  if (to <= scan.minId || from > scan.maxId) return; // no id of the file can be stored there
+  const problems: string[] = [];
+  let clashes = 0;
+  let chunk: { number: number; record: ParsedRecord }[] = [];
+  const flush = async () => {
+    const lineOf = new Map(chunk.map(({ number, record }) => [record, number]));
+    for (const { record, stored } of await store.importClashes(chunk.map(({ record }) => record))) {
+      if (++clashes <= SHOWN_ERRORS) {
+        problems.push(
+          `  line ${lineOf.get(record)}: fact ${record.id} version ${record.version} is already stored as ` +
+            `'${stored.subject} · ${stored.predicate}: ${shorten(stored.statement)}' (${stored.op}, recorded ${stored.recordedAt})`,
+        );
+      }
+    }
+    chunk = [];
+  };
+  for await (const { number, text } of lines(file)) {
+    const record = parseLine(text);
+    if (record.id < from || record.id >= to) continue;
+    chunk.push({ number, record });
+    if (chunk.length >= CLASH_CHUNK) await flush();
   }
-  return records;
+  await flush();
+  if (clashes > 0) throw listed(FACT_ERRORS.CONFLICT, file, "record clashing with stored facts", problems, clashes);
 }
 
 /** Imports a JSONL file of fact records (see `records.ts`) into `store`. */
@@ -116,15 +197,25 @@ export async function importJsonl(
   options: ImportJsonlOptions = {},
 ): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 10_000;
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
     throw new FactError(FACT_ERRORS.CONFIG, `batch size must be a whole number ≥ 1, not ${batchSize}`);
   }
-  const records = await checkJsonl(file);
+  const scan = await scanJsonl(file);
+  const totals = { inserted: 0, skipped: 0, superseded: 0 };
+  if (scan.records === 0) return { records: 0, batches: 0, ...totals };
+  // Every stored id is below the first free one: only file ids below it can clash.
+  const free = await store.firstFreeId();
+  await refuseClashes(store, file, scan, 1, free);
+  // The claim: from here on the store assigns ids above the file's, so no writer can take one.
+  const claimed = await store.reserveIds(scan.maxId);
+  // Facts assigned ids since `free` was read (while the clashes were looked for) are in [free, claimed).
+  await refuseClashes(store, file, scan, free, claimed);
+  options.onClaim?.({ records: scan.records, maxId: scan.maxId });
+
   let batch: ParsedRecord[] = [];
   let firstLine = 0;
   let lastLine = 0;
   let batches = 0;
-  const totals = { inserted: 0, skipped: 0, superseded: 0 };
   const flush = async () => {
     if (batch.length === 0) return;
     options.signal?.throwIfAborted();
@@ -133,7 +224,13 @@ export async function importJsonl(
     totals.inserted += result.inserted;
     totals.skipped += result.skipped;
     totals.superseded += result.superseded;
-    options.onBatch?.({ batch: batches, firstLine, lastLine, inserted: result.inserted, skipped: result.skipped });
+    await options.onBatch?.({
+      batch: batches,
+      firstLine,
+      lastLine,
+      inserted: result.inserted,
+      skipped: result.skipped,
+    });
     batch = [];
   };
   for await (const { number, text } of lines(file)) {
@@ -144,5 +241,5 @@ export async function importJsonl(
   }
   await flush();
   if (totals.inserted > 0) await store.optimize();
-  return { records, batches, ...totals };
+  return { records: scan.records, batches, ...totals };
 }

@@ -9,6 +9,7 @@ export { FACT_ERRORS, FactError, type FactErrorCode } from "./errors.js";
 export {
   type BatchProgress,
   checkJsonl,
+  type ImportClaim,
   type ImportJsonlOptions,
   type ImportSummary,
   importJsonl,
@@ -37,6 +38,6 @@ export {
 } from "./plugin.js";
 export { type FactRecord, type ParsedRecord, parseRecord, toRecord } from "./records.js";
 export { queryTerms } from "./search.js";
-export type { AsOf, FactHit, ImportBatchResult, ListOptions, SearchOptions } from "./store.js";
+export type { AsOf, FactHit, ImportBatchResult, ImportClash, ListOptions, SearchOptions } from "./store.js";
 export { FactStore } from "./store.js";
 export { formatTime, parseTime, type TimeInput } from "./time.js";

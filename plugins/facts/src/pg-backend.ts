@@ -361,6 +361,7 @@ class PgBackend implements FactBackend {
             actor: strOrNull(row.actor),
           }),
         ),
+      firstFreeId: async () => num((await client.query(`SELECT next_id FROM ${s}.state`)).rows[0]?.next_id),
     };
   }
 
@@ -373,7 +374,10 @@ class PgBackend implements FactBackend {
       nextId: async () =>
         num((await run(`UPDATE ${s}.state SET next_id = next_id + 1 RETURNING next_id - 1 AS id`, [])).rows[0]?.id),
       reserveIds: async (maxId) => {
+        // The state row is locked by this transaction (see write()): the value read is the one replaced.
+        const before = num((await run(`SELECT next_id FROM ${s}.state`, [])).rows[0]?.next_id);
         await run(`UPDATE ${s}.state SET next_id = greatest(next_id, $1::bigint + 1)`, [maxId]);
+        return before;
       },
       advanceClock: async (time) => {
         await run(`UPDATE ${s}.state SET clock = greatest(clock, $1::bigint)`, [time]);

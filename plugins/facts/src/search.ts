@@ -138,7 +138,8 @@ export async function searchRows(reader: Reader, options: SearchRowsOptions): Pr
       );
       const coverage = level.reduce((sum, { df }) => sum + weight(df), 0) / total;
       const placed = rows.map((row) => ({ row, place: placement(row, stems.slice(start, end)) }));
-      const best = Math.max(1e-9, ...placed.map(({ place }) => place));
+      // A loop, not Math.max(...places): a large --limit brings more rows than a call takes arguments.
+      const best = placed.reduce((max, { place }) => Math.max(max, place), 1e-9);
       for (const { row, place } of placed) {
         found.set(`${row.id}@${row.version}`, { row, relevance: coverage * (0.8 + 0.2 * (place / best)) });
       }

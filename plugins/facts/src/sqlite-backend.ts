@@ -404,6 +404,7 @@ class SqliteBackend implements FactBackend {
             ids: string;
           })[]
         ).map((row) => ({ ...row, ids: JSON.parse(row.ids) as number[] })),
+      firstFreeId: async () => (this.sql("SELECT next_id FROM state").get() as { next_id: number }).next_id,
     };
   }
 
@@ -415,7 +416,9 @@ class SqliteBackend implements FactBackend {
       nextId: async () =>
         (this.sql("UPDATE state SET next_id = next_id + 1 RETURNING next_id - 1 AS id").get() as { id: number }).id,
       reserveIds: async (maxId) => {
+        const before = (this.sql("SELECT next_id FROM state").get() as { next_id: number }).next_id;
         run("UPDATE state SET next_id = max(next_id, ? + 1)", maxId);
+        return before;
       },
       advanceClock: async (time) => {
         run("UPDATE state SET clock = max(clock, ?)", time);

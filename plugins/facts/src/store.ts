@@ -6,7 +6,7 @@
  */
 import type { Clock, FactBackend, Row, WriteTx } from "./backend.js";
 import { FACT_ERRORS, FactError } from "./errors.js";
-import { type ImportBatchResult, importRecords } from "./import-batch.js";
+import { findClashes, type ImportBatchResult, importRecords } from "./import-batch.js";
 import {
   type AssertInput,
   type CorrectInput,
@@ -54,6 +54,13 @@ export interface FactHit {
 }
 
 export type { ImportBatchResult } from "./import-batch.js";
+
+/** An import record whose id and version the store already holds with different content. */
+export interface ImportClash {
+  readonly record: ParsedRecord;
+  /** The version stored under the record's id and version. */
+  readonly stored: Fact;
+}
 
 /** Turns a stored row into the API's view of a version. */
 export function toFact(row: Row): Fact {
@@ -370,6 +377,31 @@ export class FactStore {
   async importBatch(records: readonly ParsedRecord[]): Promise<ImportBatchResult> {
     if (records.length === 0) return { inserted: 0, skipped: 0, superseded: 0 };
     return this.backend.write((tx) => importRecords(tx, records));
+  }
+
+  /**
+   * Claims the ids up to `maxId` for an import: from now on the store assigns only ids above
+   * them, whoever writes meanwhile. Resolves to {@link firstFreeId} as it was before the claim.
+   */
+  async reserveIds(maxId: number): Promise<number> {
+    checkId(maxId, "maxId");
+    return this.backend.write((tx) => tx.reserveIds(maxId));
+  }
+
+  /** The id the store would assign next; every stored fact's id (assigned or imported) is below it. */
+  firstFreeId(): Promise<number> {
+    return this.backend.read((reader) => reader.firstFreeId());
+  }
+
+  /**
+   * The records whose id and version are already stored with different content, which
+   * {@link importBatch} would refuse; found without writing, so an import can refuse them
+   * before it writes anything.
+   */
+  async importClashes(records: readonly ParsedRecord[]): Promise<ImportClash[]> {
+    if (records.length === 0) return [];
+    const clashes = await this.backend.read((reader) => findClashes(reader, records));
+    return clashes.map(({ record, stored }) => ({ record, stored: toFact(stored) }));
   }
 
   /** Refreshes the planner's statistics: call it after a bulk import (`importJsonl` does). */
