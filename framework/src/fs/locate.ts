@@ -2,7 +2,8 @@
  * Where an open file is: the second half of the root-confined reader's check (see
  * root-reader.ts). On Linux the kernel names the open descriptor itself, which no
  * later swap of the path can change; elsewhere the path is resolved and must still
- * hold the very inode that was opened.
+ * hold the very inode that was opened. Paths are bytes throughout, so a file name
+ * that is not UTF-8 is compared exactly.
  */
 import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { lstat, readlink, realpath } from "node:fs/promises";
@@ -11,10 +12,10 @@ import { lstat, readlink, realpath } from "node:fs/promises";
 let procFd: boolean | undefined = process.platform === "linux" ? undefined : false;
 
 /** The kernel's name for an open descriptor, or undefined where there is no `/proc/self/fd`. */
-export function locateSync(fd: number): string | undefined {
+export function locateSync(fd: number): Buffer | undefined {
   if (procFd === false) return undefined;
   try {
-    const named = readlinkSync(`/proc/self/fd/${fd}`);
+    const named = readlinkSync(`/proc/self/fd/${fd}`, { encoding: "buffer" });
     procFd = true;
     return named;
   } catch (error) {
@@ -23,10 +24,10 @@ export function locateSync(fd: number): string | undefined {
 }
 
 /** {@link locateSync}, without blocking the event loop. */
-export async function locate(fd: number): Promise<string | undefined> {
+export async function locate(fd: number): Promise<Buffer | undefined> {
   if (procFd === false) return undefined;
   try {
-    const named = await readlink(`/proc/self/fd/${fd}`);
+    const named = await readlink(`/proc/self/fd/${fd}`, { encoding: "buffer" });
     procFd = true;
     return named;
   } catch (error) {
@@ -46,14 +47,14 @@ function noProc(error: unknown): undefined {
  * Without `/proc`: the real path of `absolute`, if it (not through a link) holds the
  * inode `opened` describes; null if the path now names another file.
  */
-export function resolvedLocationSync(absolute: string, opened: Stats): string | null {
-  const realPath = realpathSync.native(absolute);
+export function resolvedLocationSync(absolute: Buffer, opened: Stats): Buffer | null {
+  const realPath = realpathSync.native(absolute, { encoding: "buffer" });
   return sameFile(lstatSync(realPath), opened) ? realPath : null;
 }
 
 /** {@link resolvedLocationSync}, without blocking the event loop. */
-export async function resolvedLocation(absolute: string, opened: Stats): Promise<string | null> {
-  const realPath = await realpath(absolute);
+export async function resolvedLocation(absolute: Buffer, opened: Stats): Promise<Buffer | null> {
+  const realPath = await realpath(absolute, { encoding: "buffer" });
   return sameFile(await lstat(realPath), opened) ? realPath : null;
 }
 

@@ -62,6 +62,17 @@ const modes: [string, Read][] = [
       }
     },
   ],
+  [
+    "open",
+    async (reader, path, options) => {
+      const file = await reader.open(path, options);
+      try {
+        return { bytes: await file.read(), stats: file.stats, realPath: file.realPath };
+      } finally {
+        await file.close();
+      }
+    },
+  ],
 ];
 
 async function refusal(read: Promise<unknown>): Promise<string> {
@@ -142,6 +153,37 @@ describe.each(modes)("RootReader.%s", (_name, read) => {
 });
 
 describe("RootReader", () => {
+  it("opens a file whose name is not UTF-8 by its exact bytes, and refuses a link so named", async () => {
+    const { root, outside, reader } = layout();
+    const name = Buffer.concat([Buffer.from("src/n"), Buffer.from([0xff]), Buffer.from("me.py")]);
+    const link = Buffer.concat([Buffer.from("src/l"), Buffer.from([0xfe]), Buffer.from("nk.py")]);
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/`), name]), "bytes\n");
+    symlinkSync(join(outside, "secret.py"), Buffer.concat([Buffer.from(`${root}/`), link]));
+    expect(reader.readFileSync(name).bytes.toString()).toBe("bytes\n");
+    expect((await reader.readFile(name)).bytes.toString()).toBe("bytes\n");
+    expect(await refusal(reader.readFile(link))).toBe(ERROR_CODES.SYMLINK);
+    // The same name as (lossy) text names another file, which does not exist.
+    expect(() => reader.readFileSync(name.toString())).toThrow(/ENOENT/);
+  });
+
+  it("reads a byte range from the verified descriptor, sync and async", async () => {
+    const { reader } = layout();
+    const sync = reader.openSync("src/users.py");
+    const handle = await reader.open("src/users.py");
+    try {
+      expect(sync.readAt(4, 5).toString()).toBe("users");
+      expect((await handle.readAt(4, 5)).toString()).toBe("users");
+      expect(sync.readAt(20, 100).toString()).toBe("urn []\n");
+      expect((await handle.readAt(1000, 10)).length).toBe(0);
+      expect(() => sync.readAt(-1, 2)).toThrow(RangeError);
+    } finally {
+      sync.close();
+      sync.close();
+      await handle.close();
+    }
+    expect(() => sync.read()).toThrow(/closed/);
+  });
+
   it("resolves a root given through a symlink to its real path once", () => {
     const { base, root } = layout();
     symlinkSync(root, join(base, "via-link"));
@@ -176,13 +218,15 @@ describe("RootReader", () => {
     const fd = openSync(join(root, "src/users.py"), "r");
     try {
       const opened = fstatSync(fd);
-      expect(resolvedLocationSync(join(root, "src/users.py"), opened)).toBe(join(root, "src/users.py"));
+      const at = (path: string, stats = opened) =>
+        resolvedLocationSync(Buffer.from(join(root, path)), stats)?.toString();
+      expect(at("src/users.py")).toBe(join(root, "src/users.py"));
       // The path now names another file than the one opened: no location.
       writeFileSync(join(root, "src/other.py"), "x\n");
-      expect(resolvedLocationSync(join(root, "src/other.py"), opened)).toBeNull();
+      expect(at("src/other.py")).toBeUndefined();
       // Through a linked directory the real path is outside, which the reader refuses.
       const secret = openSync(join(root, "linked/secret.py"), "r");
-      expect(resolvedLocationSync(join(root, "linked/secret.py"), fstatSync(secret))).toBe(join(outside, "secret.py"));
+      expect(at("linked/secret.py", fstatSync(secret))).toBe(join(outside, "secret.py"));
       closeSync(secret);
     } finally {
       closeSync(fd);

@@ -16,26 +16,20 @@
  * 4. `fstat` on the same descriptor: a regular file, within the size bound.
  * 5. The bytes are read from that descriptor, never by path again.
  *
+ * Paths may be strings or bytes (a `Buffer`, for a file name that is not UTF-8); they
+ * are handled as bytes throughout, so such a name is opened and compared exactly.
+ *
  * Without `/proc` (macOS, Windows, a container without it) step 3 resolves the path
  * and compares its inode with the descriptor's: a refusal still stops every static
  * link, but a swap timed between the open and the comparison is not provably caught.
  * A hard link is a file in the root like any other and is read (see docs).
  */
 import { constants as bufferConstants } from "node:buffer";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, realpathSync, type Stats, statSync } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";
-import { isAbsolute, join, normalize, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
+import { readAll, readAllSync, readAt, readAtSync } from "./fd-read.js";
 import { locate, locateSync, resolvedLocation, resolvedLocationSync } from "./locate.js";
 
 /** The codes a {@link FileRefusedError} carries. */
@@ -51,7 +45,7 @@ export type RefusalCode =
  * Ordinary I/O failures (`ENOENT`, `EACCES`) are thrown as Node's own errors.
  */
 export class FileRefusedError extends OcpError {
-  /** The path as it was asked for, relative to the root. */
+  /** The path as it was asked for, relative to the root (bytes that are not UTF-8 shown as U+FFFD). */
   readonly path: string;
   constructor(code: RefusalCode, path: string, message: string) {
     super(code, `${JSON.stringify(path)} ${message}`);
@@ -64,6 +58,9 @@ export class FileRefusedError extends OcpError {
 export function isFileRefused(error: unknown): error is FileRefusedError {
   return error instanceof FileRefusedError;
 }
+
+/** A root-relative path: text, or the exact bytes of a name that is not UTF-8. */
+export type RootPath = string | Uint8Array;
 
 /** Options of one read. */
 export interface ReadOptions {
@@ -79,7 +76,7 @@ export interface ConfinedFile {
   readonly realPath: string;
 }
 
-/** A verified open file: check its `stats` first, then read it or not; always close it. */
+/** A verified open file: check its `stats` first, then read it (or part of it) or not; always close it. */
 export interface OpenedFile {
   /** The path as asked for, relative to the root. */
   readonly path: string;
@@ -87,74 +84,108 @@ export interface OpenedFile {
   readonly realPath: string;
   /** `fstat` of the open descriptor. */
   readonly stats: Stats;
-  /** The whole file, read from the verified descriptor. */
+  /** The whole file, read from the verified descriptor (within `maxBytes`). */
   read(): Buffer;
+  /** Up to `length` bytes at byte `position` (fewer at end of file), from the verified descriptor. */
+  readAt(position: number, length: number): Buffer;
   /** Closes the descriptor; safe to call twice. */
   close(): void;
+}
+
+/** {@link OpenedFile}, read without blocking the event loop. */
+export interface OpenedFileAsync {
+  readonly path: string;
+  readonly realPath: string;
+  readonly stats: Stats;
+  read(): Promise<Buffer>;
+  readAt(position: number, length: number): Promise<Buffer>;
+  close(): Promise<void>;
 }
 
 const MAX_BYTES = bufferConstants.MAX_LENGTH - 1;
 /** `O_NOFOLLOW` is POSIX; Windows has none, and there the path is checked with lstat first. */
 const NOFOLLOW = constants.O_NOFOLLOW;
 const FLAGS = constants.O_RDONLY | (NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const WINDOWS = process.platform === "win32";
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
 
 /** Reads files under one root, and only there (see the module comment). */
 export class RootReader {
   /** The root's real path (symlinks resolved): everything read lies under it. */
   readonly root: string;
-  readonly #prefix: string;
+  readonly #rootBytes: Buffer;
+  readonly #prefix: Buffer;
 
   /** @param root the directory to confine reads to; resolved to its real path once, now */
   constructor(root: string) {
-    this.root = realpathSync.native(resolve(root));
-    if (!statSync(this.root).isDirectory()) throw new Error(`root '${root}' is not a directory`);
-    this.#prefix = this.root.endsWith(sep) ? this.root : `${this.root}${sep}`;
+    const absolute = resolve(root);
+    this.#rootBytes = realpathSync.native(absolute, { encoding: "buffer" });
+    this.root = this.#rootBytes.toString();
+    if (!statSync(this.#rootBytes).isDirectory()) throw new Error(`root '${root}' is not a directory`);
+    this.#prefix = this.root.endsWith(sep) ? this.#rootBytes : Buffer.concat([this.#rootBytes, Buffer.from(sep)]);
   }
 
-  /** The absolute path of root-relative `path`, checked as written (throws `OCP_ERR_OUTSIDE_ROOT`). */
-  resolve(path: string): string {
-    if (typeof path !== "string" || path === "" || path.includes("\0")) {
-      throw new FileRefusedError(ERROR_CODES.OUTSIDE_ROOT, String(path), "names no file under the root");
-    }
-    if (isAbsolute(path) || (process.platform === "win32" && /^[a-zA-Z]:/.test(path))) {
-      throw new FileRefusedError(ERROR_CODES.OUTSIDE_ROOT, path, "is absolute: paths are relative to the root");
-    }
-    const normal = normalize(path);
-    if (normal === ".." || normal.startsWith(`..${sep}`)) {
-      throw new FileRefusedError(ERROR_CODES.OUTSIDE_ROOT, path, "climbs out of the root");
-    }
-    return join(this.root, normal);
+  /** The absolute path of root-relative `path`, checked as written (throws `OCP_ERR_OUTSIDE_ROOT`); for display. */
+  resolve(path: RootPath): string {
+    return this.#absolute(path).toString();
   }
 
   /** True if `absolute` (a real path) is the root or lies under it. */
-  contains(absolute: string): boolean {
-    return absolute === this.root || absolute.startsWith(this.#prefix);
+  contains(absolute: string | Uint8Array): boolean {
+    const bytes = typeof absolute === "string" ? Buffer.from(absolute) : Buffer.from(absolute);
+    return bytes.equals(this.#rootBytes) || (bytes.length > this.#prefix.length && startsWith(bytes, this.#prefix));
   }
 
-  /** Opens and verifies `path`; the caller reads it or not, and closes it. */
-  openSync(path: string, options: ReadOptions = {}): OpenedFile {
+  /** Opens and verifies `path`; the caller reads it (or part of it) or not, and closes it. */
+  openSync(path: RootPath, options: ReadOptions = {}): OpenedFile {
     const maxBytes = maxBytesOf(options);
-    const absolute = this.resolve(path);
-    if (NOFOLLOW === undefined && lstatSync(absolute).isSymbolicLink()) throw symlink(path);
+    const shown = display(path);
+    const absolute = this.#absolute(path);
+    if (NOFOLLOW === undefined && lstatSync(absolute).isSymbolicLink()) throw symlink(shown);
     let fd: number;
     try {
       fd = openSync(absolute, FLAGS);
     } catch (error) {
-      throw openError(error, path);
+      throw openError(error, shown);
     }
     try {
       const stats = fstatSync(fd);
-      const realPath = this.#verify(path, stats, locateSync(fd) ?? resolvedLocationSync(absolute, stats));
-      checkStats(path, stats, maxBytes);
-      return openedFile(fd, path, realPath, stats, maxBytes);
+      const realPath = this.#verify(shown, stats, locateSync(fd) ?? resolvedLocationSync(absolute, stats));
+      checkStats(shown, stats, maxBytes);
+      return syncFile(fd, shown, realPath, stats, maxBytes);
     } catch (error) {
       closeSync(fd);
       throw error;
     }
   }
 
+  /** {@link openSync}, without blocking the event loop. */
+  async open(path: RootPath, options: ReadOptions = {}): Promise<OpenedFileAsync> {
+    const maxBytes = maxBytesOf(options);
+    const shown = display(path);
+    const absolute = this.#absolute(path);
+    if (NOFOLLOW === undefined && (await lstat(absolute)).isSymbolicLink()) throw symlink(shown);
+    let handle: FileHandle;
+    try {
+      handle = await open(absolute, FLAGS);
+    } catch (error) {
+      throw openError(error, shown);
+    }
+    try {
+      const stats = await handle.stat();
+      const located = (await locate(handle.fd)) ?? (await resolvedLocation(absolute, stats));
+      const realPath = this.#verify(shown, stats, located);
+      checkStats(shown, stats, maxBytes);
+      return asyncFile(handle, shown, realPath, stats, maxBytes);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
   /** Reads `path` whole, synchronously (for worker threads and hot synchronous paths). */
-  readFileSync(path: string, options: ReadOptions = {}): ConfinedFile {
+  readFileSync(path: RootPath, options: ReadOptions = {}): ConfinedFile {
     const file = this.openSync(path, options);
     try {
       return { bytes: file.read(), stats: file.stats, realPath: file.realPath };
@@ -164,32 +195,54 @@ export class RootReader {
   }
 
   /** Reads `path` whole, without blocking the event loop. */
-  async readFile(path: string, options: ReadOptions = {}): Promise<ConfinedFile> {
-    const maxBytes = maxBytesOf(options);
-    const absolute = this.resolve(path);
-    if (NOFOLLOW === undefined && (await lstat(absolute)).isSymbolicLink()) throw symlink(path);
-    let handle: FileHandle;
+  async readFile(path: RootPath, options: ReadOptions = {}): Promise<ConfinedFile> {
+    const file = await this.open(path, options);
     try {
-      handle = await open(absolute, FLAGS);
-    } catch (error) {
-      throw openError(error, path);
-    }
-    try {
-      const stats = await handle.stat();
-      const realPath = this.#verify(
-        path,
-        stats,
-        (await locate(handle.fd)) ?? (await resolvedLocation(absolute, stats)),
-      );
-      checkStats(path, stats, maxBytes);
-      return { bytes: await readAll(handle, path, stats, maxBytes), stats, realPath };
+      return { bytes: await file.read(), stats: file.stats, realPath: file.realPath };
     } finally {
-      await handle.close();
+      await file.close();
     }
   }
 
+  /**
+   * `path` under the root as bytes, normalised as written: empty and `.` segments
+   * dropped, a `..` taking back the segment before it and never climbing past the root.
+   */
+  #absolute(path: RootPath): Buffer {
+    const shown = display(path);
+    const bytes = typeof path === "string" ? Buffer.from(path) : Buffer.from(path);
+    if (bytes.length === 0 || bytes.includes(0)) {
+      throw new FileRefusedError(ERROR_CODES.OUTSIDE_ROOT, shown, "names no file under the root");
+    }
+    const drive = WINDOWS && bytes.length >= 2 && bytes[1] === 0x3a; // "C:"
+    if (bytes[0] === SLASH || (WINDOWS && bytes[0] === BACKSLASH) || drive) {
+      throw new FileRefusedError(ERROR_CODES.OUTSIDE_ROOT, shown, "is absolute: paths are relative to the root");
+    }
+    const segments: Buffer[] = [];
+    let start = 0;
+    for (let at = 0; at <= bytes.length; at++) {
+      if (at < bytes.length && bytes[at] !== SLASH && !(WINDOWS && bytes[at] === BACKSLASH)) continue;
+      const segment = bytes.subarray(start, at);
+      start = at + 1;
+      if (segment.length === 0 || (segment.length === 1 && segment[0] === 0x2e)) continue;
+      if (segment.length === 2 && segment[0] === 0x2e && segment[1] === 0x2e) {
+        if (segments.pop() === undefined) {
+          throw new FileRefusedError(ERROR_CODES.OUTSIDE_ROOT, shown, "climbs out of the root");
+        }
+        continue;
+      }
+      segments.push(segment);
+    }
+    if (segments.length === 0) return this.#rootBytes;
+    const separator = Buffer.from(sep);
+    return Buffer.concat([
+      this.#prefix,
+      ...segments.flatMap((segment, i) => (i === 0 ? [segment] : [separator, segment])),
+    ]);
+  }
+
   /** Checks where the opened file is (`null`: replaced while it was opened); returns its real path. */
-  #verify(path: string, stats: Stats, realPath: string | null): string {
+  #verify(path: string, stats: Stats, realPath: Buffer | null): string {
     // Unlinked since it was opened: the name the kernel gives is stale, and nothing is there to serve.
     if (stats.nlink === 0) throw vanished(path);
     if (realPath === null) {
@@ -202,8 +255,16 @@ export class RootReader {
         "resolves outside the root (through a linked directory)",
       );
     }
-    return realPath;
+    return realPath.toString();
   }
+}
+
+function startsWith(bytes: Buffer, prefix: Buffer): boolean {
+  return bytes.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+}
+
+function display(path: RootPath): string {
+  return typeof path === "string" ? path : Buffer.from(path).toString();
 }
 
 function maxBytesOf(options: ReadOptions): number {
@@ -237,19 +298,27 @@ function checkStats(path: string, stats: Stats, maxBytes: number): void {
   }
 }
 
-function tooLarge(path: string, maxBytes: number): FileRefusedError {
-  return new FileRefusedError(ERROR_CODES.FILE_TOO_LARGE, path, `grew past ${maxBytes} bytes while it was read`);
+function grewTooLarge(path: string, maxBytes: number): () => Error {
+  return () => new FileRefusedError(ERROR_CODES.FILE_TOO_LARGE, path, `grew past ${maxBytes} bytes while it was read`);
 }
 
-function openedFile(fd: number, path: string, realPath: string, stats: Stats, maxBytes: number): OpenedFile {
+function closed(path: string): Error {
+  return new Error(`${JSON.stringify(path)} is closed`);
+}
+
+function syncFile(fd: number, path: string, realPath: string, stats: Stats, maxBytes: number): OpenedFile {
   let open = true;
   return {
     path,
     realPath,
     stats,
     read() {
-      if (!open) throw new Error(`${JSON.stringify(path)} is closed`);
-      return readAllSync(fd, path, stats, maxBytes);
+      if (!open) throw closed(path);
+      return readAllSync(fd, stats, maxBytes, grewTooLarge(path, maxBytes));
+    },
+    readAt(position, length) {
+      if (!open) throw closed(path);
+      return readAtSync(fd, position, length);
     },
     close() {
       if (!open) return;
@@ -259,40 +328,25 @@ function openedFile(fd: number, path: string, realPath: string, stats: Stats, ma
   };
 }
 
-/** Room for the whole file as fstat saw it and one byte more, so growth shows at once. */
-function initialBuffer(stats: Stats, maxBytes: number): Buffer {
-  return Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1);
-}
-
-function grown(buffer: Buffer, length: number, path: string, maxBytes: number): Buffer {
-  if (length > maxBytes) throw tooLarge(path, maxBytes);
-  const bigger = Buffer.allocUnsafe(Math.min(Math.max(2 * buffer.length, 8192), maxBytes + 1));
-  buffer.copy(bigger, 0, 0, length);
-  return bigger;
-}
-
-function readAllSync(fd: number, path: string, stats: Stats, maxBytes: number): Buffer {
-  let buffer = initialBuffer(stats, maxBytes);
-  let length = 0;
-  for (;;) {
-    if (length === buffer.length) buffer = grown(buffer, length, path, maxBytes);
-    const read = readSync(fd, buffer, length, buffer.length - length, length);
-    if (read === 0) break;
-    length += read;
-  }
-  if (length > maxBytes) throw tooLarge(path, maxBytes);
-  return buffer.subarray(0, length);
-}
-
-async function readAll(handle: FileHandle, path: string, stats: Stats, maxBytes: number): Promise<Buffer> {
-  let buffer = initialBuffer(stats, maxBytes);
-  let length = 0;
-  for (;;) {
-    if (length === buffer.length) buffer = grown(buffer, length, path, maxBytes);
-    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-    if (bytesRead === 0) break;
-    length += bytesRead;
-  }
-  if (length > maxBytes) throw tooLarge(path, maxBytes);
-  return buffer.subarray(0, length);
+function asyncFile(handle: FileHandle, path: string, realPath: string, stats: Stats, maxBytes: number) {
+  let open = true;
+  const file: OpenedFileAsync = {
+    path,
+    realPath,
+    stats,
+    async read() {
+      if (!open) throw closed(path);
+      return readAll(handle, stats, maxBytes, grewTooLarge(path, maxBytes));
+    },
+    async readAt(position, length) {
+      if (!open) throw closed(path);
+      return readAt(handle, position, length);
+    },
+    async close() {
+      if (!open) return;
+      open = false;
+      await handle.close();
+    },
+  };
+  return file;
 }
