@@ -3,18 +3,22 @@
  * section scores by how many of the goal's words it contains (its heading counts
  * double). Files are read and split once; a watcher drops that index whenever
  * anything under the served paths changes, so answers never go stale. By default it serves this repository's README.md and docs/; set
- * OCP_DOCS to a comma-separated list of files and folders to serve others.
+ * OCP_DOCS to a comma-separated list of files and folders to serve others. Every file is read
+ * through the root-confined reader (`ocp-provider/fs`): a symlink, or a file reached through a
+ * linked directory that leaves its folder, is skipped with a warning, never served.
  *
  *   ocp serve examples/docs-provider.ts          # what a host spawns (stdio)
  *   ocp query examples/docs-provider.ts "how do plugins report errors?"
  */
-import { type FSWatcher, watch } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { type FSWatcher, realpathSync, watch } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type Candidate, definePlugin, defineProvider } from "ocp-provider";
+import { type Candidate, definePlugin, defineProvider, type Logger } from "ocp-provider";
+import { isFileRefused, RootReader } from "ocp-provider/fs";
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
+// Real paths throughout: files are read (and cited) by their folders' real paths.
+const repo = realpathSync(fileURLToPath(new URL("..", import.meta.url)));
 const roots = (process.env.OCP_DOCS ?? `${join(repo, "README.md")},${join(repo, "docs")}`)
   .split(",")
   .map((p) => resolve(p));
@@ -29,13 +33,39 @@ function words(text: string): Set<string> {
   return new Set((text.toLowerCase().match(/[\p{L}\p{N}_]{2,}/gu) ?? []).filter((word) => !STOP.has(word)));
 }
 
-async function markdownFiles(path: string): Promise<string[]> {
-  if (path.endsWith(".md")) return (await stat(path).catch(() => null))?.isFile() ? [path] : [];
-  const entries = await readdir(path, { withFileTypes: true, recursive: true }).catch(() => []);
+/** A served path's files: a folder's Markdown files, or the one file named, each with the reader of its folder. */
+async function markdownFiles(path: string): Promise<{ reader: RootReader; file: string }[]> {
+  const folder = path.endsWith(".md") ? dirname(path) : path;
+  let reader: RootReader;
+  try {
+    reader = new RootReader(folder);
+  } catch {
+    return []; // a path that does not exist (yet) is simply not served
+  }
+  if (path.endsWith(".md")) return [{ reader, file: basename(path) }];
+  // Dirents are not followed: a linked file or directory is not a file here.
+  const entries = await readdir(reader.root, { withFileTypes: true, recursive: true }).catch(() => []);
   return entries
     .filter((e) => e.isFile() && e.name.endsWith(".md"))
-    .map((e) => join(e.parentPath, e.name))
-    .sort();
+    .map((e) => ({ reader, file: relative(reader.root, join(e.parentPath, e.name)) }))
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/** Paths already warned about, so a refused file costs one line on stderr, not one per rebuild. */
+const warned = new Set<string>();
+
+/** A file's text, read through its folder's confined reader; "" (and one warning) if refused or unreadable. */
+async function readMarkdown(reader: RootReader, file: string, log: Logger): Promise<string> {
+  try {
+    return (await reader.readFile(file)).bytes.toString("utf8");
+  } catch (error) {
+    const path = join(reader.root, file);
+    if (isFileRefused(error) && !warned.has(path)) {
+      warned.add(path);
+      log.warn(`skipped ${path}: ${error.code}: ${error.message}`);
+    }
+    return "";
+  }
 }
 
 interface Section {
@@ -68,12 +98,13 @@ interface Index {
 }
 
 /** Reads, splits and word-indexes every file; what the search reads until a file changes. */
-async function buildIndex(): Promise<Index> {
-  const files = (await Promise.all(roots.map(markdownFiles))).flat();
+async function buildIndex(log: Logger): Promise<Index> {
+  const found = (await Promise.all(roots.map(markdownFiles))).flat();
   const sectionsFound: Indexed[] = [];
   const postings = new Map<string, number[]>();
-  for (const file of files) {
-    const source = await readFile(file, "utf8").catch(() => "");
+  for (const { reader, file: name } of found) {
+    const source = await readMarkdown(reader, name, log);
+    const file = join(reader.root, name);
     const uri = pathToFileURL(file).href;
     for (const section of sections(file, source)) {
       const at = sectionsFound.push({ ...section, uri, range: { start: section.start, end: section.end } }) - 1;
@@ -97,10 +128,10 @@ let building: Promise<Index> | undefined;
 let generation = 0;
 const watchers: FSWatcher[] = [];
 
-function loadIndex(): Promise<Index> {
+function loadIndex(log: Logger): Promise<Index> {
   if (building === undefined) {
     const started = generation;
-    building = buildIndex().then(
+    building = buildIndex(log).then(
       (built) => {
         if (generation === started) index = built;
         return built;
@@ -192,12 +223,12 @@ const markdown = definePlugin({
       }
     }
   },
-  search(query) {
+  search(query, { log }) {
     const wanted = [...words(`${query.goal} ${query.query_text ?? ""}`)];
     if (wanted.length === 0) return [];
     // Synchronous once the index is built: the framework then answers without a promise.
     if (index !== undefined) return rank(index, wanted, query.max_frames);
-    return loadIndex().then((built) => rank(built, wanted, query.max_frames));
+    return loadIndex(log).then((built) => rank(built, wanted, query.max_frames));
   },
   close() {
     for (const watcher of watchers.splice(0)) watcher.close();

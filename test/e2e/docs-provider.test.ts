@@ -5,8 +5,10 @@
  * malformed-input tolerance (R1) and clean shutdown (R2).
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { sliceLines } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Child, OCP_BIN, trackChildren } from "../support/child.js";
@@ -16,7 +18,11 @@ import * as check from "../support/provider-checks.js";
 
 const EXAMPLE = "examples/docs-provider.ts";
 const children = trackChildren();
-afterEach(children.killAll);
+const temporary: string[] = [];
+afterEach(() => {
+  children.killAll();
+  for (const dir of temporary.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 function serve(args: string[] = []): Child {
   return children.spawn([OCP_BIN, "serve", EXAMPLE, ...args]);
@@ -105,5 +111,34 @@ describe("docs provider over --http (a real child process)", () => {
     }
     await check.httpRejectsMalformed(post, query("still up", 100));
     await check.exitsOnSigterm(child, 3000);
+  });
+});
+
+describe("docs provider confinement (a real child process, real symlinks)", () => {
+  it("serves no file through a symlink, neither a file named in OCP_DOCS nor one inside a folder", async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "ocp-docs-")));
+    temporary.push(base);
+    const docs = join(base, "docs");
+    const outside = join(base, "outside");
+    mkdirSync(docs);
+    mkdirSync(outside);
+    writeFileSync(join(docs, "guide.md"), "# Guide\n\nWriting plugins is easy.\n");
+    writeFileSync(join(outside, "secret.md"), "# Secret plugins\n\nplugins TOP-SECRET-outside-the-root\n");
+    // A README that a checkout turned into a link, and a linked folder.
+    symlinkSync(join(outside, "secret.md"), join(docs, "README.md"));
+    symlinkSync(outside, join(docs, "linked"));
+    const child = children.spawn([OCP_BIN, "serve", EXAMPLE], { OCP_DOCS: `${join(docs, "README.md")},${docs}` });
+    await handshake(child);
+    for (let round = 0; round < 2; round++) {
+      child.send(query("plugins secret", 2000));
+      const reply = await nextEnvelope(child);
+      const frames = checkFrames(reply, 2000, 5);
+      expect(JSON.stringify(reply)).not.toContain("TOP-SECRET");
+      expect(frames.map((frame) => frame.uri)).toEqual([pathToFileURL(join(docs, "guide.md")).href]);
+    }
+    expect(child.stderr()).toMatch(/warn: .*README\.md: OCP_ERR_SYMLINK/);
+    // One warning, not one per query.
+    expect(child.stderr().match(/OCP_ERR_SYMLINK/g)).toHaveLength(1);
+    await check.shutdown(child, 2000);
   });
 });

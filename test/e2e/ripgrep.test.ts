@@ -9,7 +9,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { findRipgrep } from "../../plugins/ripgrep/src/rg-binary.js";
-import { createFixtureTree, verifyAgainstDisk } from "../../plugins/ripgrep/src/test-support/fixture-tree.js";
+import {
+  createFixtureTree,
+  linkFollowingRg,
+  verifyAgainstDisk,
+} from "../../plugins/ripgrep/src/test-support/fixture-tree.js";
 import { type Child, exitWithin, trackChildren } from "../support/child.js";
 import { handshake, nextEnvelope, postEnvelope } from "../support/envelopes.js";
 import { listeningUrl } from "../support/listening.js";
@@ -89,6 +93,18 @@ describe("ocp-ripgrep over stdio (a real child process)", () => {
 
     await check.shutdown(child, 2000);
     expect(child.stderr()).toMatch(/matching lines in \d+ files/);
+  });
+
+  it("serves nothing from outside the root even when rg reads through links (its race, made certain)", async () => {
+    const child = serve(["--rg", linkFollowingRg(tree.base, (await findRipgrep()).path)]);
+    await handshake(child);
+    for (let round = 0; round < 2; round++) {
+      child.send(query("OUTSIDE_SECRET budget", 4000, 8));
+      expect(checkFrames(await nextEnvelope(child), 4000, 8).length).toBeGreaterThan(0);
+    }
+    expect(child.stderr()).toMatch(/warn: .*skipped link-to-secret\.txt: OCP_ERR_SYMLINK/);
+    expect(child.stderr()).toMatch(/warn: .*skipped link-to-outside\/secret\.txt: OCP_ERR_OUTSIDE_ROOT/);
+    await check.shutdown(child, 2000);
   });
 
   it("reports a version-family mismatch as a named error", async () => {

@@ -6,9 +6,10 @@
  * exact token costs, digests re-read from disk, malformed-input tolerance (R1),
  * clean shutdown with exit 0 (R2), and that an edit shows up in the next answer.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { contentDigest, sliceLines } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FixtureTree, fixtureTree } from "../../plugins/symbols/src/test-support/fixture-tree.js";
@@ -184,5 +185,61 @@ describe("ocp-symbols over --http (a real child process)", () => {
     expect(checkFrames(anchored.message, 3000, 3)[0]?.citation_label).toMatch(/^go\/server\.go L/);
     await check.httpRejectsMalformed(post, query("still up", 100));
     await check.exitsOnSigterm(child, EXIT_MS);
+  });
+});
+
+describe("ocp-symbols never serves a file outside its root (a real child process, real symlinks)", () => {
+  const USERS = "def load_users():\n    return []\n";
+  const MARKER = "TOP-SECRET-outside-the-root";
+
+  /** The fixtures plus `src/users.py`, and outside them a secret Python file defining the same function. */
+  function rootAndSecret() {
+    const fixtures = fixtureTree();
+    trees.push(fixtures);
+    fixtures.write("src/users.py", USERS);
+    const outside = mkdtempSync(join(tmpdir(), "ocp-symbols-outside-"));
+    trees.push({ root: outside, write: () => {}, remove: () => rmSync(outside, { recursive: true, force: true }) });
+    const secret = join(outside, "secret.py");
+    writeFileSync(secret, `def load_users():\n    return '${MARKER}'\n`);
+    return { fixtures, secret };
+  }
+
+  /**
+   * Indexes `src/users.py`, swaps it for a link to the secret (as `git pull` does),
+   * then queries twice. With `pinDirectory`, `src`'s mtime is put back after the swap,
+   * as tar or rsync -a would: no directory looks changed, so no fresh listing helps.
+   */
+  async function swapAndQuery(args: string[], pinDirectory: boolean) {
+    const { fixtures, secret } = rootAndSecret();
+    const src = join(fixtures.root, "src");
+    const pinned = new Date(Date.UTC(2024, 0, 1));
+    if (pinDirectory) utimesSync(src, pinned, pinned);
+    const child = serve(fixtures.root, args);
+    await handshake(child, { timeoutMs: REPLY_MS });
+    await waitFor(() => child.stderr().includes("index ready"), "the first build", child);
+    child.send(query("load_users", 2000));
+    expect(checkFrames(await next(child), 2000, 5)[0]).toMatchObject({ citation_label: "src/users.py L1-2" });
+    rmSync(join(src, "users.py"));
+    symlinkSync(secret, join(src, "users.py"));
+    if (pinDirectory) utimesSync(src, pinned, pinned);
+    for (let round = 0; round < 2; round++) {
+      child.send(query("load_users", 2000));
+      const reply = await next(child);
+      expect(reply.type).toBe("frames");
+      expect(JSON.stringify(reply)).not.toContain(MARKER);
+      const users = pathToFileURL(join(src, "users.py")).href;
+      expect(reply.result.frames.some((frame: Frame) => frame.uri === users)).toBe(false);
+    }
+    expect(child.stderr()).toMatch(/warn: .*skipped src\/users\.py: OCP_ERR_SYMLINK/);
+    expect(child.stderr()).not.toContain(MARKER);
+    await check.shutdown(child, EXIT_MS);
+  }
+
+  it("watching (the default): the re-index after the swap refuses the link", async () => {
+    await swapAndQuery([], false);
+  });
+
+  it("stat-checking (--no-watch): the re-index refuses the link, even with the directory's mtime put back", async () => {
+    await swapAndQuery(["--no-watch"], true);
   });
 });

@@ -25,6 +25,14 @@ export const ERROR_CODES = {
   MODULE_LOAD: "OCP_ERR_MODULE_LOAD",
   /** A command-line argument is missing or malformed. */
   USAGE: "OCP_ERR_USAGE",
+  /** A file read under a root named or resolved to a place outside it (`..`, absolute, a linked directory). */
+  OUTSIDE_ROOT: "OCP_ERR_OUTSIDE_ROOT",
+  /** A file read under a root was a symbolic link: links are never followed. */
+  SYMLINK: "OCP_ERR_SYMLINK",
+  /** A file read under a root was not a regular file (a directory, a FIFO, a device, a socket). */
+  NOT_A_FILE: "OCP_ERR_NOT_A_FILE",
+  /** A file read under a root was larger than the reader's bound. */
+  FILE_TOO_LARGE: "OCP_ERR_FILE_TOO_LARGE",
 } as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -7,6 +7,8 @@ interface GenLine {
   number: number;
   data: string | Buffer;
   match: boolean;
+  /** rg's `absolute_offset`; 0 when a test does not care. */
+  offset?: number;
 }
 interface GenFile {
   path: string | Buffer;
@@ -30,7 +32,7 @@ function messages(file: GenFile): string[] {
           path,
           lines: data(line.data),
           line_number: line.number,
-          absolute_offset: 0,
+          absolute_offset: line.offset ?? 0,
           submatches: line.match ? [{ match: { text: "x" }, start: 0, end: 1 }] : [],
         },
       }),
@@ -84,7 +86,9 @@ const file = fc.record({
       fc.tuple(
         ...numbers
           .sort((a, b) => a - b)
-          .map((number) => fc.record({ number: fc.constant(number), data: lineText, match: fc.boolean() })),
+          .map((number) =>
+            fc.record({ number: fc.constant(number), data: lineText, match: fc.boolean(), offset: fc.nat() }),
+          ),
       ),
     ),
   binary: fc.boolean(),
@@ -110,7 +114,8 @@ describe("RgJsonCollector", () => {
                     : typeof line.data === "string"
                       ? line.data
                       : raw.toString("utf8");
-                return [line.number, { text, lossy: typeof line.data !== "string", match: line.match }];
+                const offset = text === undefined ? -1 : line.offset;
+                return [line.number, { text, lossy: typeof line.data !== "string", match: line.match, offset }];
               }),
               matchLines: f.lines.filter((line) => line.match).map((line) => line.number),
               lastLine: Math.max(...f.lines.map((line) => line.number)),
@@ -224,9 +229,9 @@ describe("RgJsonCollector", () => {
     const bytes = Buffer.from(lines.map((line) => `${line}\n`).join(""));
     const seedCut = bytes.indexOf('"/w=="},') + 8;
     expect([...(collectStreamed(bytes, [seedCut], 1, 16).files[0]?.lines ?? [])]).toEqual([
-      [42, { text: "\ufffd", lossy: true, match: false }],
-      [43, { text: "x", lossy: false, match: true }],
-      [44, { text: undefined, lossy: true, match: false }],
+      [42, { text: "\ufffd", lossy: true, match: false, offset: 0 }],
+      [43, { text: "x", lossy: false, match: true, offset: 0 }],
+      [44, { text: undefined, lossy: true, match: false, offset: -1 }],
     ]);
     const whole = plain(collect(lines, 1).files);
     for (let cut = 0; cut <= bytes.length; cut++) {

@@ -22,6 +22,8 @@ export interface LineRecord {
   readonly lossy: boolean;
   /** True for a match line, false for a context line. */
   readonly match: boolean;
+  /** Where the line starts in the file, in bytes, as rg read it; -1 for a line without text (it never ships). */
+  readonly offset: number;
 }
 
 /** What rg found in one file. */
@@ -69,6 +71,8 @@ const LINES_TEXT = Buffer.from(',"lines":{"text":');
 const LINES_BYTES = Buffer.from(',"lines":{"bytes":');
 /** Ends a match or context line's text and starts its line number. */
 export const LINE_NUMBER = Buffer.from('},"line_number":');
+/** Follows the line number: the line's byte offset in the file. */
+const ABSOLUTE_OFFSET = Buffer.from(',"absolute_offset":');
 
 /** True if `line` holds `prefix` at `at`. A plain loop: for these short prefixes, cheaper than a native call. */
 function startsWith(line: Buffer, prefix: Buffer, at = 0): boolean {
@@ -106,6 +110,13 @@ function readNumber(line: Buffer, at: number): number {
     number = number * 10 + digit;
   }
   return number;
+}
+
+/** The `absolute_offset` after the line number written at `at`, or -1 if it is not there. */
+function readOffset(line: Buffer, at: number): number {
+  let end = at;
+  while (end < line.length && (line[end] as number) >= 0x30 && (line[end] as number) <= 0x39) end++;
+  return startsWith(line, ABSOLUTE_OFFSET, end) ? readNumber(line, end + ABSOLUTE_OFFSET.length) : -1;
 }
 
 function stripDotSlash(bytes: Buffer): Buffer {
@@ -165,7 +176,7 @@ export class RgJsonCollector {
     if (this.#locate(head) === -1 || number < 1) this.malformed++;
     else {
       // A `bytes` line is lossy however long, as when it is read whole.
-      const record = { text: undefined, lossy: this.#at.bytes, match: this.#at.match };
+      const record = { text: undefined, lossy: this.#at.bytes, match: this.#at.match, offset: -1 };
       this.#record(this.#at.file as Pending, number, record);
     }
     return !this.full;
@@ -219,7 +230,8 @@ export class RgJsonCollector {
     const { file, match, bytes } = this.#at;
     const valueEnd = line.indexOf(LINE_NUMBER, valueStart);
     const number = valueEnd === -1 ? 0 : readNumber(line, valueEnd + LINE_NUMBER.length);
-    if (number === 0 || file === undefined) {
+    const offset = valueEnd === -1 ? -1 : readOffset(line, valueEnd + LINE_NUMBER.length);
+    if (number === 0 || offset === -1 || file === undefined) {
       this.#message(line);
       return;
     }
@@ -230,14 +242,17 @@ export class RgJsonCollector {
     let record: LineRecord;
     if (bytes) {
       const decoded = Buffer.from(line.toString("latin1", valueStart + 1, valueEnd - 1), "base64");
-      record = { text: decoded.length > maxLineBytes ? undefined : decoded.toString("utf8"), lossy: true, match };
+      record =
+        decoded.length > maxLineBytes
+          ? { text: undefined, lossy: true, match, offset: -1 }
+          : { text: decoded.toString("utf8"), lossy: true, match, offset };
     } else if (jsonLength > 6 * maxLineBytes) {
-      record = { text: undefined, lossy: false, match };
+      record = { text: undefined, lossy: false, match, offset: -1 };
     } else {
       const text =
         plainLine(line, valueStart, valueEnd) ?? (JSON.parse(line.toString("utf8", valueStart, valueEnd)) as string);
       const long = jsonLength > maxLineBytes && Buffer.byteLength(text) > maxLineBytes;
-      record = { text: long ? undefined : text, lossy: false, match };
+      record = long ? { text: undefined, lossy: false, match, offset: -1 } : { text, lossy: false, match, offset };
     }
     this.#record(file, number, record);
   }
@@ -301,14 +316,20 @@ export class RgJsonCollector {
     const number = data.line_number;
     if (file === undefined || typeof number !== "number") return;
     const raw = data.lines as Data | undefined;
+    // A line whose offset rg did not give cannot be checked against the file, so it never ships (no text).
+    const offset = typeof data.absolute_offset === "number" ? data.absolute_offset : -1;
     const { maxLineBytes } = this.#options;
-    let record: LineRecord;
-    if (typeof raw?.text === "string") {
-      record = { text: Buffer.byteLength(raw.text) > maxLineBytes ? undefined : raw.text, lossy: false, match };
-    } else {
-      const bytes = Buffer.from(raw?.bytes ?? "", "base64");
-      record = { text: bytes.length > maxLineBytes ? undefined : bytes.toString("utf8"), lossy: true, match };
-    }
+    const bytes = typeof raw?.text === "string" ? undefined : Buffer.from(raw?.bytes ?? "", "base64");
+    const length = bytes === undefined ? Buffer.byteLength(raw?.text as string) : bytes.length;
+    const record: LineRecord =
+      length > maxLineBytes || offset === -1
+        ? { text: undefined, lossy: bytes !== undefined, match, offset: -1 }
+        : {
+            text: bytes === undefined ? (raw?.text as string) : bytes.toString("utf8"),
+            lossy: bytes !== undefined,
+            match,
+            offset,
+          };
     this.#record(file, number, record);
   }
 

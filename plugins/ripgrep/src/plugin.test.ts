@@ -25,11 +25,10 @@ import {
   silentLogger,
 } from "ocp-provider";
 import { afterAll, describe, expect, it } from "vitest";
-import type { RipgrepOptions } from "./options.js";
 import { describeSearch } from "./plugin.js";
-import { ripgrepProvider } from "./provider.js";
+import { type RipgrepProviderOptions, ripgrepProvider } from "./provider.js";
 import { findRipgrep } from "./rg-binary.js";
-import { createFixtureTree, LATIN1_BYTES, verifyAgainstDisk } from "./test-support/fixture-tree.js";
+import { createFixtureTree, LATIN1_BYTES, linkFollowingRg, verifyAgainstDisk } from "./test-support/fixture-tree.js";
 
 const tree = createFixtureTree();
 const providers: Provider[] = [];
@@ -41,7 +40,7 @@ afterAll(async () => {
 });
 const counter = createTokenCounter();
 
-function provider(options: Partial<RipgrepOptions> = {}): Provider {
+function provider(options: Partial<RipgrepProviderOptions> = {}): Provider {
   const made = ripgrepProvider({ root: tree.root, logger: silentLogger, ...options });
   providers.push(made);
   return made;
@@ -221,6 +220,48 @@ describe("root confinement", () => {
     expect(listed.frames.length).toBeGreaterThan(0);
     for (const frame of listed.frames) expect(frame.content).toMatch(/files/i);
     expect(existsSync(tree.marker)).toBe(false);
+  });
+});
+
+describe("confinement when rg reads through a link (its own check-then-open race, made certain)", () => {
+  /** A logger keeping its warnings and debug lines. */
+  function recording() {
+    const lines: string[] = [];
+    const add = (level: string) => (message: string) => lines.push(`${level}: ${message}`);
+    return { lines, logger: { error: add("error"), warn: add("warn"), info: add("info"), debug: add("debug") } };
+  }
+
+  it("ships nothing rg read through a link: a linked file and a linked directory are refused, with a warning", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocp-rg-follow-"));
+    scratch.push(dir);
+    const following = linkFollowingRg(dir, (await findRipgrep()).path);
+    const { lines, logger } = recording();
+    const result = await ask(provider({ rgPath: following, logger }), { query_text: "OUTSIDE_SECRET budget" });
+    checkHonest(result, 20_000);
+    expect(forbiddenIn(result)).toEqual([]);
+    expect(result.frames.length).toBeGreaterThan(0);
+    // rg did report the outside file under both links; the plugin refused each.
+    const warnings = lines.filter((line) => line.startsWith("warn:"));
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/skipped link-to-secret\.txt: OCP_ERR_SYMLINK/),
+        expect.stringMatching(/skipped link-to-outside\/secret\.txt: OCP_ERR_OUTSIDE_ROOT/),
+      ]),
+    );
+  });
+
+  it("drops a snippet whose file changed after rg read it: every digest verifies against the file as it is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocp-rg-changed-"));
+    scratch.push(dir);
+    writeFileSync(join(dir, "stable.ts"), "export const steadyNeedle = 1;\n");
+    writeFileSync(join(dir, "moving.ts"), "export const movingNeedle = 1;\n");
+    const rewrite = `printf 'export const rewritten = 2;\\n' > moving.ts`;
+    const bin = mkdtempSync(join(tmpdir(), "ocp-rg-bin-"));
+    scratch.push(bin);
+    const changing = linkFollowingRg(bin, (await findRipgrep()).path, rewrite);
+    const result = await ask(provider({ root: dir, rgPath: changing }), { query_text: "steadyNeedle movingNeedle" });
+    checkHonest(result, 20_000, dir);
+    expect(paths(result)).toEqual(["stable.ts"]);
   });
 });
 

@@ -4,8 +4,10 @@
  */
 import { createRequire } from "node:module";
 import { type ContextQuery, definePlugin, type Plugin, type SearchContext, type SearchOutput } from "ocp-provider";
+import { RootReader } from "ocp-provider/fs";
 import { parseAnchors } from "./anchors.js";
 import { RgJsonCollector } from "./collect.js";
+import { confirmSnippets } from "./confirm.js";
 import { type ResolvedOptions, type RipgrepOptions, resolveOptions } from "./options.js";
 import { searchArgs } from "./rg-args.js";
 import { findRipgrep } from "./rg-binary.js";
@@ -34,6 +36,7 @@ export function describeSearch(options: RipgrepOptions, text: string): { cwd: st
 
 async function search(
   options: ResolvedOptions,
+  reader: RootReader,
   rgPath: string,
   query: ContextQuery,
   ctx: SearchContext,
@@ -70,7 +73,7 @@ async function search(
   if (collector.binary > 0) ctx.log.debug(`${collector.binary} file(s) skipped as binary after rg reported matches`);
   const anchors = parseAnchors(query.anchors, [options.configuredRoot, options.root]);
   if (anchors.outside > 0) ctx.log.debug(`${anchors.outside} anchor(s) outside the root ignored`);
-  const { candidates, omitted } = buildSnippets(collector.files, terms, anchors, {
+  const snippets = buildSnippets(collector.files, terms, anchors, {
     root: options.root,
     contextLines: options.contextLines,
     maxSnippetLines: options.maxSnippetLines,
@@ -78,6 +81,9 @@ async function search(
     // Beyond a few times max_frames nothing more would ship; their count still reaches the host as omitted.
     maxCandidates: Math.min(1000, Math.max(20, query.max_frames * 4)),
   });
+  // What ships is the root's own file, whatever rg opened: see confirm.ts.
+  const { candidates } = confirmSnippets(snippets, reader, options.maxLineBytes, ctx.log);
+  const { omitted } = snippets;
   ctx.log.debug(
     `${terms.length} terms, ${collector.matches} matching lines in ${collector.files.length} files, ` +
       `${candidates.length} snippets, ${elapsed} ms in rg`,
@@ -93,6 +99,7 @@ async function search(
  */
 export function ripgrep(options: RipgrepOptions): Plugin {
   const resolved = resolveOptions(options);
+  const reader = new RootReader(resolved.root);
   let rgPath: Promise<string> | undefined;
   const binary = () => {
     rgPath ??= findRipgrep({ rgPath: resolved.rgPath }).then((found) => found.path);
@@ -110,7 +117,7 @@ export function ripgrep(options: RipgrepOptions): Plugin {
       await binary();
     },
     async search(query, ctx) {
-      return search(resolved, await binary(), query, ctx);
+      return search(resolved, reader, await binary(), query, ctx);
     },
   });
 }

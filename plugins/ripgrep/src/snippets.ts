@@ -25,9 +25,20 @@ export interface SnippetOptions {
   maxCandidates: number;
 }
 
-/** Candidates best first, and how many snippets were found but not returned. */
+/** Where a candidate's lines are in its file, as rg read it: what {@link confirmSnippets} checks. */
+export interface SnippetOrigin {
+  /** The root-relative path: its exact bytes when the name is not UTF-8. */
+  readonly path: string | Buffer;
+  /** Byte offset of the first line. */
+  readonly offset: number;
+  /** Byte offset of the last line. */
+  readonly lastOffset: number;
+}
+
+/** Candidates best first (each with its origin, at the same index), and how many snippets were found but not returned. */
 export interface SnippetResult {
   readonly candidates: Candidate[];
+  readonly origins: SnippetOrigin[];
   readonly omitted: number;
 }
 
@@ -209,7 +220,7 @@ export function buildSnippets(
   anchors: Anchors,
   options: SnippetOptions,
 ): SnippetResult {
-  if (terms.length === 0) return { candidates: [], omitted: 0 };
+  if (terms.length === 0) return { candidates: [], origins: [], omitted: 0 };
   const matchers = terms.map(termRegExp);
   const symbols = symbolRegExp(anchors);
   const rank = byRank(options.root);
@@ -239,6 +250,12 @@ export function buildSnippets(
   }
   ranked.sort(rank);
   omitted += Math.max(0, ranked.length - options.maxCandidates);
-  const candidates = ranked.slice(0, options.maxCandidates).map((entry) => materialize(entry, options.root));
-  return { candidates, omitted };
+  const returned = ranked.slice(0, options.maxCandidates);
+  const candidates = returned.map((entry) => materialize(entry, options.root));
+  const origins = returned.map(({ file, window }) => ({
+    path: file.pathBytes ?? file.path,
+    offset: file.lines.get(window.start)?.offset ?? -1,
+    lastOffset: file.lines.get(window.end)?.offset ?? -1,
+  }));
+  return { candidates, origins, omitted };
 }

@@ -2,7 +2,8 @@
  * The plugin inside a real provider, in-process: frames, citations, digests,
  * relations, anchors, freshness, and answers while the first build is running.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ContextFrame, contentDigest, createTokenCounter, type Provider, sliceLines } from "ocp-provider";
 import { connectInMemory } from "ocp-provider/testing";
@@ -163,5 +164,32 @@ describe("symbols plugin", () => {
     await built(log);
     const after = await provider.query(query("part1"));
     expect(after.frames[0]?.title).toBe("part1 (function)");
+  });
+
+  it("never serves a symlink's target at query time, even one with the indexed size and mtime", async () => {
+    const { provider, tree, log } = setup();
+    const outside = mkdtempSync(join(tmpdir(), "ocp-symbols-outside-"));
+    trees.push({ root: outside, write: () => {}, remove: () => rmSync(outside, { recursive: true, force: true }) });
+    // Same length, same (old) mtime: by size and mtime the link's target looks like the indexed file.
+    tree.write("src/users.py", "def load_users():\n    return 'inside'\n");
+    writeFileSync(join(outside, "secret.py"), "def load_users():\n    return 'SECRET'\n");
+    const old = new Date(Date.UTC(2020, 0, 1));
+    utimesSync(join(tree.root, "src/users.py"), old, old);
+    utimesSync(join(outside, "secret.py"), old, old);
+    utimesSync(join(tree.root, "src"), old, old);
+    await provider.start();
+    await built(log);
+    rmSync(join(tree.root, "src/users.py"));
+    symlinkSync(join(outside, "secret.py"), join(tree.root, "src/users.py"));
+    // The directory's mtime put back too (as tar or rsync -a would): stat-checking sees nothing new.
+    utimesSync(join(tree.root, "src"), old, old);
+    for (let round = 0; round < 2; round++) {
+      const result = await provider.query(query("load_users"));
+      expect(JSON.stringify(result)).not.toContain("SECRET");
+      expect(result.frames.some((frame) => frame.citation_label?.startsWith("src/users.py"))).toBe(false);
+    }
+    expect(log.lines.filter((line) => line.startsWith("warn:") && line.includes("src/users.py"))).toEqual([
+      expect.stringMatching(/skipped src\/users\.py: OCP_ERR_SYMLINK/),
+    ]);
   });
 });

@@ -5,6 +5,7 @@
 import { createRequire } from "node:module";
 import { parseAnchors } from "ocp-plugin-ripgrep";
 import { type ContextQuery, definePlugin, type Logger, type Plugin, type SearchOutput, UserError } from "ocp-provider";
+import { RootReader } from "ocp-provider/fs";
 import { Indexer, type PassStats } from "./index/indexer.js";
 import { type ResolvedOptions, resolveOptions, type SymbolsOptions } from "./options.js";
 import { buildCandidates } from "./search/candidates.js";
@@ -63,7 +64,7 @@ export function symbols(options: SymbolsOptions): Plugin {
   const resolved = resolveOptions(options);
   let indexer: Indexer | undefined;
   // Cited files, kept between queries; a racy file found intact is settled so it is not hashed again.
-  const sources = new SourceCache(SOURCE_CACHE_CHARS, (file) => indexer?.settle(file));
+  const sources = new SourceCache(new RootReader(resolved.root), SOURCE_CACHE_CHARS, (file) => indexer?.settle(file));
   let firstBuild: Promise<unknown> | undefined;
   let startedEmpty = true;
   let buildFailure: string | undefined;

@@ -191,3 +191,31 @@ export function verifyAgainstDisk(frame: FileFrame): { path: Buffer; text: strin
   if (frame.provenance[0]?.digest !== digest) throw new Error(`digest ${frame.provenance[0]?.digest} is not ${digest}`);
   return { path, text };
 }
+
+/**
+ * Writes, in `dir`, an executable that runs the real `rg` at `rgPath` with every
+ * `--no-follow` turned into `--follow`, and, with `afterRun`, a shell command run
+ * (in rg's working directory, the root) once rg is done. It stands in for rg losing
+ * its own check-then-open race — a file swapped for a link between rg reading its
+ * directory and opening it is read through the link — which no test can time: here
+ * rg reads through every link, every time. Returns its path.
+ */
+export function linkFollowingRg(dir: string, rgPath: string, afterRun = ""): string {
+  const path = join(dir, "rg-following-links.sh");
+  const script = [
+    "#!/bin/sh",
+    "for arg do",
+    "  shift",
+    '  [ "$arg" = "--no-follow" ] && arg="--follow"',
+    '  set -- "$@" "$arg"',
+    "done",
+    `'${rgPath}' "$@"`,
+    "status=$?",
+    afterRun,
+    'exit "$status"',
+    "",
+  ].join("\n");
+  writeFileSync(path, script);
+  chmodSync(path, 0o755);
+  return path;
+}

@@ -3,20 +3,45 @@
  * lister (ripgrep), real SQLite and real parsers: what is indexed, what is skipped,
  * and how edits, deletions and additions show up.
  */
-import { renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { hashBytes } from "../extract/extract.js";
 import { DEFAULT_CACHE_DIR } from "../store/cache-dir.js";
 import { SymbolStore } from "../store/store.js";
 import { type FixtureTree, fixtureTree, recordingLog } from "../test-support/fixture-tree.js";
 import { Indexer, type IndexerOptions } from "./indexer.js";
+import type { ExtractOutcome } from "./read-extract.js";
+import { ExtractionPool } from "./worker-pool.js";
 
 const trees: FixtureTree[] = [];
 const indexers: Indexer[] = [];
+const outsides: string[] = [];
 afterEach(async () => {
   for (const indexer of indexers.splice(0)) await indexer.close();
   for (const tree of trees.splice(0)) tree.remove();
+  for (const dir of outsides.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A directory outside any root, holding a Python file whose symbol a root's file also defines. */
+function outsideSecret(): { dir: string; file: string; bytes: Buffer } {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "ocp-symbols-outside-")));
+  outsides.push(dir);
+  const file = join(dir, "secret.py");
+  writeFileSync(file, "def load_users():\n    return 'TOP-SECRET-outside-the-root'\n");
+  return { dir, file, bytes: readFileSync(file) };
+}
 
 function tree(): FixtureTree {
   const made = fixtureTree();
@@ -177,5 +202,117 @@ describe("Indexer", () => {
     const { indexer } = open(fixtures.root);
     await indexer.build();
     expect(names(indexer, `${DEFAULT_CACHE_DIR}/stray.ts`)).toBeUndefined();
+  });
+
+  it.each([0, 1])(
+    "refuses a file swapped for a symlink while the first build runs (%i workers): never indexed, one warning",
+    async (workers) => {
+      const fixtures = tree();
+      // Enough files that the build takes many slices; the target is both last by path (the main
+      // thread's order) and smallest (the pool's order), so it is read after the swap below.
+      for (let i = 0; i < 600; i++) {
+        fixtures.write(
+          `gen/m${i}.py`,
+          `"""Generated module ${i}, padded to outweigh the target."""\ndef f${i}():\n    return ${i}\n`,
+        );
+      }
+      fixtures.write("zz/users.py", "def load_users():\n    return 1\n");
+      const secret = outsideSecret();
+      const { indexer, log } = open(fixtures.root, { workers });
+      const build = indexer.build();
+      for (;;) {
+        const state = indexer.building;
+        if (state === undefined) throw new Error("the build ended before the swap: the test tree is too small");
+        if (state.total > 0 && state.done > 0 && state.done < state.total - 100) break;
+        await new Promise((resume) => setImmediate(resume));
+      }
+      // Listed and stat-ed as a regular file; replaced by a link before it is read.
+      rmSync(join(fixtures.root, "zz/users.py"));
+      symlinkSync(secret.file, join(fixtures.root, "zz/users.py"));
+      await build;
+      expect(indexer.table.fileByPath("zz/users.py")).toBeUndefined();
+      expect([...indexer.table.files()].map((file) => file.hash)).not.toContain(hashBytes(secret.bytes));
+      expect(indexer.table.named("load_users")).toEqual([]);
+      expect(log.lines.filter((line) => line.includes("zz/users.py"))).toEqual([
+        expect.stringMatching(/^warn: skipped zz\/users\.py: OCP_ERR_SYMLINK: /),
+      ]);
+    },
+  );
+
+  it("in stat-check mode, drops (never re-reads through) a file swapped for a symlink, however its directory's mtime looks", async () => {
+    const fixtures = tree();
+    fixtures.write("src/users.py", "def load_users():\n    return 1\n");
+    const secret = outsideSecret();
+    // A fixed directory mtime, put back after the swap (as tar or rsync -a would): no fresh listing is forced.
+    const pinned = new Date(Date.UTC(2024, 0, 1));
+    utimesSync(join(fixtures.root, "src"), pinned, pinned);
+    const { indexer, log } = open(fixtures.root);
+    await indexer.build();
+    expect(names(indexer, "src/users.py")).toEqual(["load_users"]);
+    rmSync(join(fixtures.root, "src/users.py"));
+    symlinkSync(secret.file, join(fixtures.root, "src/users.py"));
+    utimesSync(join(fixtures.root, "src"), pinned, pinned);
+    await indexer.refresh();
+    expect(indexer.table.fileByPath("src/users.py")).toBeUndefined();
+    expect(log.lines.some((line) => /^warn: skipped src\/users\.py: OCP_ERR_SYMLINK/.test(line))).toBe(true);
+  });
+
+  it("refuses a file reached through a directory swapped for a link to outside (stat-checking, mtimes kept)", async () => {
+    const fixtures = tree();
+    fixtures.write("src/users.py", "def load_users():\n    return 1\n");
+    const secret = outsideSecret();
+    const pinned = new Date(Date.UTC(2024, 0, 1));
+    const pin = (...dirs: string[]) => {
+      for (const dir of dirs) utimesSync(dir, pinned, pinned);
+    };
+    const { indexer, log } = open(fixtures.root);
+    // Pinned after the index file is created in the root (its directory's mtime changes then).
+    pin(fixtures.root, join(fixtures.root, "src"));
+    await indexer.build();
+    expect(names(indexer, "src/users.py")).toEqual(["load_users"]);
+    // The outside directory holds a same-named file; the root's directory is replaced by a link to it.
+    renameSync(secret.file, join(secret.dir, "users.py"));
+    rmSync(join(fixtures.root, "src"), { recursive: true });
+    symlinkSync(secret.dir, join(fixtures.root, "src"));
+    pin(fixtures.root, secret.dir);
+    await indexer.refresh();
+    expect(indexer.table.fileByPath("src/users.py")).toBeUndefined();
+    expect(indexer.table.named("load_users")).toEqual([]);
+    expect(log.lines.some((line) => /^warn: skipped src\/users\.py: OCP_ERR_OUTSIDE_ROOT/.test(line))).toBe(true);
+  });
+});
+
+describe("ExtractionPool", () => {
+  it("refuses, in a worker thread too, a symlink and a file through a linked directory", async () => {
+    const fixtures = tree();
+    const secret = outsideSecret();
+    symlinkSync(secret.file, join(fixtures.root, "python/link.py"));
+    symlinkSync(secret.dir, join(fixtures.root, "linked"));
+    const root = realpathSync(fixtures.root);
+    const jobs = ["python/config.py", "python/link.py", "linked/secret.py"].map((path) => ({
+      root,
+      path,
+      maxBytes: 1024 * 1024,
+    }));
+    const pool = new ExtractionPool(1);
+    const outcomes = new Map<string, ExtractOutcome>();
+    try {
+      let next = 0;
+      await pool.drain(
+        () => jobs[next++],
+        (job, outcome) => outcomes.set(job.path, outcome),
+      );
+    } finally {
+      await pool.close();
+    }
+    expect(outcomes.get("python/config.py")?.kind).toBe("extracted");
+    expect(outcomes.get("python/link.py")).toMatchObject({
+      kind: "refused",
+      reason: expect.stringMatching(/^OCP_ERR_SYMLINK/),
+    });
+    expect(outcomes.get("linked/secret.py")).toMatchObject({
+      kind: "refused",
+      reason: expect.stringMatching(/^OCP_ERR_OUTSIDE_ROOT/),
+    });
   });
 });

@@ -63,7 +63,7 @@ export interface PassStats {
   /** Files whose size or mtime changed but whose bytes did not. */
   readonly unchanged: number;
   readonly removed: number;
-  /** Files skipped (binary, not UTF-8, unparseable). */
+  /** Files skipped (binary, not UTF-8, unparseable, or refused by the root-confined reader). */
   readonly skipped: number;
   readonly ms: number;
 }
@@ -301,7 +301,11 @@ export class Indexer {
     const handle = (item: Work, outcome: ExtractOutcome) => {
       if (this.closed) return;
       const indexedAtMs = Date.now();
-      if (outcome.kind === "unreadable") {
+      if (outcome.kind === "unreadable" || outcome.kind === "refused") {
+        if (outcome.kind === "refused") {
+          counts.skipped++;
+          log.warn(`skipped ${item.path}: ${outcome.reason}`);
+        }
         if (item.row !== undefined) this.remove([item.row.id]);
       } else if (outcome.kind === "unchanged" && item.row !== undefined) {
         counts.unchanged++;
@@ -382,7 +386,8 @@ export class Indexer {
   }
 
   private jobFor(item: Work): ExtractJob {
-    return { absolute: join(this.options.root, item.path), path: item.path, knownHash: item.row?.hash };
+    const { root, maxFileSizeBytes } = this.options;
+    return { root, path: item.path, maxBytes: maxFileSizeBytes, knownHash: item.row?.hash };
   }
 
   /**

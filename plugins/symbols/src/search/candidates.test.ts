@@ -80,12 +80,14 @@ describe("buildCandidates", () => {
     const table = new NameTable();
     let id = 1;
     for (const [i, path] of paths.entries()) {
-      const extraction = await extractFile(readFileSync(join(root, path)), path);
+      const bytes = readFileSync(join(root, path));
+      const extraction = await extractFile(bytes, path);
       const language = languageOf(path) ?? "typescript";
       const file = {
         id: i + 1,
         path,
-        size: 0,
+        // The real size (the reader reads no more than the indexed size); mtime 0 makes every read hash-checked.
+        size: bytes.length,
         mtimeMs: 0,
         hash: extraction.hash,
         language,

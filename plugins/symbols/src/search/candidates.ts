@@ -9,6 +9,7 @@
 import { join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Candidate } from "ocp-provider";
+import { RootReader } from "ocp-provider/fs";
 import type { FileRow } from "../store/store.js";
 import type { Ranked } from "./find.js";
 import type { NameEntry, NameTable } from "./name-table.js";
@@ -113,7 +114,7 @@ export function buildCandidates(
 ): BuiltCandidates {
   const candidates: Candidate[] = [];
   const stale: string[] = [];
-  const sources = options.sources ?? new SourceCache(0);
+  const sources = options.sources ?? new SourceCache(new RootReader(options.root), 0);
   const texts = new Map<number, Source | null>();
   let skipped = 0;
   const uriOf = (file: FileRow) => pathToFileURL(join(options.root, file.path)).href;
@@ -125,7 +126,7 @@ export function buildCandidates(
     if (file === undefined) continue;
     let source = texts.get(file.id);
     if (source === undefined) {
-      source = sources.read(join(options.root, file.path), file);
+      source = sources.read(file.path, file);
       texts.set(file.id, source);
       if (source === null) stale.push(file.path);
     }

@@ -3,8 +3,10 @@
  * index: a file whose size and mtime are as indexed (and not racy) is the indexed
  * version; otherwise its bytes must hash as indexed, or it is stale. Recently read
  * files are kept (up to a size), so repeated queries over the same code read nothing.
+ * Every file is opened through the root-confined reader, even when its text is cached:
+ * a file that became a symlink is stale at once, and its re-index refuses it.
  */
-import { readFileSync, statSync } from "node:fs";
+import type { RootReader } from "ocp-provider/fs";
 import { hashBytes } from "../extract/extract.js";
 import { racy } from "../store/freshness.js";
 import type { FileRow } from "../store/store.js";
@@ -36,61 +38,76 @@ export class SourceCache {
   private chars = 0;
 
   /**
+   * @param reader the root's confined reader: every cited file is opened through it
    * @param maxChars text kept across queries (UTF-16 units); the least recently used goes first
    * @param onVerified called when a racy file's bytes were hashed and found as indexed
    */
   constructor(
+    private readonly reader: RootReader,
     private readonly maxChars = 16 * 1024 * 1024,
     private readonly onVerified: (file: FileRow) => void = () => {},
   ) {}
 
-  /** The file's text if it is still the version `file` describes, else null (changed, deleted, unreadable). */
-  read(absolute: string, file: FileRow): Source | null {
-    let stat: { size: number; mtimeMs: number } | undefined;
+  /** The text of `file` (at root-relative `path`) if it is still that version, else null (changed, gone, refused). */
+  read(path: string, file: FileRow): Source | null {
+    let opened: ReturnType<RootReader["openSync"]>;
     try {
-      stat = statSync(absolute, { throwIfNoEntry: false });
+      // Only the indexed version is wanted, so nothing longer is read: a file that grew is stale as it is.
+      opened = this.reader.openSync(path, { maxBytes: file.size });
     } catch {
+      // Refused, grown or gone: stale, so the plugin re-indexes it (and the indexer says why it was dropped).
       return null;
     }
-    if (stat === undefined) return null;
-    const trusted = stat.size === file.size && stat.mtimeMs === file.mtimeMs && !racy(file);
-    const cached = this.cache.get(absolute);
+    try {
+      return this.readOpened(path, file, opened);
+    } catch {
+      return null;
+    } finally {
+      opened.close();
+    }
+  }
+
+  private readOpened(path: string, file: FileRow, opened: ReturnType<RootReader["openSync"]>): Source | null {
+    const { stats } = opened;
+    const trusted = stats.size === file.size && stats.mtimeMs === file.mtimeMs && !racy(file);
+    const cached = this.cache.get(path);
     if (
       cached !== undefined &&
       cached.hash === file.hash &&
-      cached.size === stat.size &&
-      cached.mtimeMs === stat.mtimeMs
+      cached.size === stats.size &&
+      cached.mtimeMs === stats.mtimeMs
     ) {
       if (trusted || !racy(file)) {
-        this.cache.delete(absolute); // re-inserted: most recently used last
-        this.cache.set(absolute, cached);
+        this.cache.delete(path); // re-inserted: most recently used last
+        this.cache.set(path, cached);
         return cached;
       }
     }
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(absolute);
-    } catch {
-      return null;
-    }
+    const bytes = opened.read();
     if (!trusted) {
       if (hashBytes(bytes) !== file.hash) return null;
       this.onVerified(file);
     }
     const text = bytes.toString("utf8");
-    const source: Cached = { text, starts: lineStarts(text), hash: file.hash, size: stat.size, mtimeMs: stat.mtimeMs };
-    this.remember(absolute, source);
+    const source: Cached = {
+      text,
+      starts: lineStarts(text),
+      hash: file.hash,
+      size: stats.size,
+      mtimeMs: stats.mtimeMs,
+    };
+    this.remember(path, source);
     return source;
   }
 
-  private remember(absolute: string, source: Cached): void {
-    const previous = this.cache.get(absolute);
+  private remember(path: string, source: Cached): void {
+    const previous = this.cache.get(path);
     if (previous !== undefined) {
       this.chars -= previous.text.length;
-      this.cache.delete(absolute);
+      this.cache.delete(path);
     }
     if (source.text.length > this.maxChars) return;
-    this.cache.set(absolute, source);
+    this.cache.set(path, source);
     this.chars += source.text.length;
     for (const [key, old] of this.cache) {
       if (this.chars <= this.maxChars) break;
