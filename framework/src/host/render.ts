@@ -33,7 +33,7 @@ export const DEFAULT_PREAMBLE =
   "Cite a frame by its label in square brackets.";
 
 /** One line: control characters and line breaks become spaces, so a field cannot open a new line. */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
 }
@@ -41,6 +41,18 @@ function oneLine(text: string): string {
 function labelOf(frame: ContextFrame): string {
   const label = oneLine(frame.citation_label ?? "");
   return label !== "" ? label : oneLine(frame.title) || frame.id;
+}
+
+/**
+ * A fresh 128-bit boundary (32 hex digits) that occurs in none of `material`: the
+ * marker value quoted material cannot forge, since it is drawn after the material
+ * was written and drawn again if the material happens to hold it.
+ */
+export function drawBoundary(material: readonly string[], random: (bytes: number) => Buffer = randomBytes): string {
+  let boundary: string;
+  do boundary = random(16).toString("hex");
+  while (material.some((text) => text.includes(boundary)));
+  return boundary;
 }
 
 /**
@@ -67,10 +79,7 @@ export function renderForPrompt(
     if (frame.uri !== undefined) parts.push(oneLine(frame.uri));
     return parts.join(" · ");
   });
-  const material = [...items.map(({ frame }) => frame.content), ...headers].join("\n");
-  let boundary: string;
-  do boundary = random(16).toString("hex");
-  while (material.includes(boundary));
+  const boundary = drawBoundary([...items.map(({ frame }) => frame.content), ...headers], random);
 
   const lines = [oneLine(options.preamble ?? DEFAULT_PREAMBLE), `<<ocp-context ${boundary}>>`];
   items.forEach(({ frame }, index) => {
