@@ -40,8 +40,12 @@ export type BudgetedAnswerer = (query: BridgeQuery, signal?: AbortSignal) => Pro
 
 const MAX_QUERIES = 3;
 
-/** Room worth one more query: a fiftieth of the budget, at least 32 tokens. */
-const worthRequery = (budget: number) => Math.max(32, Math.floor(budget / 50));
+/**
+ * Room worth one more query: a twentieth of the budget, at least 48 tokens. Less is what
+ * cutting at whole lines and the boundary's own token count leave anyway; asking again
+ * for it would double the provider's work on most calls for a percent or two of the budget.
+ */
+const worthRequery = (budget: number) => Math.max(48, Math.floor(budget / 20));
 
 const contentTokens = (frames: readonly ContextFrame[], count = frames.length) => {
   let sum = 0;
@@ -71,14 +75,15 @@ interface Candidate {
 
 /** Creates the answerer; `renderer` must count with the provider's tokenizer. */
 export function createBudgetedAnswerer(provider: Provider, renderer: ContextRenderer): BudgetedAnswerer {
-  // Learned from the last answer: the wrapper's cost per frame, and the content a frame held.
+  // Learned from the last answer: the wrapper's cost per frame, and how many frames per token of budget it held.
   let perFrameCost = 64;
-  let frameContent = 256;
+  let framesPerToken = 1 / 320;
+  let fixedCost: number | undefined;
 
   return async (query, signal) => {
     const budget = query.max_tokens;
-    const fixedCost = renderer.layout([]).count(0, { truncated: true, dropped: 999_999, maxTokens: budget });
-    const expectedFrames = Math.min(query.max_frames, Math.ceil(budget / (frameContent + perFrameCost)));
+    fixedCost ??= renderer.layout([]).count(0, { truncated: true, dropped: 999_999, maxTokens: budget });
+    const expectedFrames = Math.min(query.max_frames, Math.max(1, Math.round(budget * framesPerToken)));
     let queryBudget = Math.max(0, budget - fixedCost - perFrameCost * expectedFrames);
     let best: Candidate | undefined;
     const consider = (candidate: Candidate) => {
@@ -115,9 +120,10 @@ export function createBudgetedAnswerer(provider: Provider, renderer: ContextRend
     }
     const chosen = best as Candidate;
     const rendering = chosen.layout.finish(chosen.shown, chosen.closing);
+    fixedCost = chosen.layout.count(0, chosen.closing);
     if (chosen.shown > 0) {
       perFrameCost = Math.max(1, Math.ceil((rendering.tokens - fixedCost - chosen.content) / chosen.shown));
-      frameContent = Math.max(1, Math.ceil(chosen.content / chosen.shown));
+      framesPerToken = chosen.shown / budget;
     }
     const result: ContextQueryResult =
       chosen.shown === chosen.result.frames.length

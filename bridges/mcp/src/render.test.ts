@@ -83,14 +83,17 @@ const frame: fc.Arbitrary<ContextFrame> = fc.record({
 describe("the rendered text", () => {
   for (const tokenizer of ["o200k_base", "cl100k_base", "canonical"] as const) {
     it(`counts exactly what tiktoken counts (${tokenizer}), for any frames and any prefix of them`, () => {
-      const renderer = createContextRenderer(createTokenCounter({ tokenizer }));
+      const counter = createTokenCounter({ tokenizer });
+      const renderer = createContextRenderer(counter);
       fc.assert(
         fc.property(
           fc.array(frame, { maxLength: 6 }),
           fc.nat(),
           fc.boolean(),
           fc.option(fc.nat(), { nil: undefined }),
-          (frames, cut, truncated, dropped) => {
+          (arbitrary, cut, truncated, dropped) => {
+            // As a provider sends them: token_cost is the content's exact count (B1).
+            const frames = arbitrary.map((f) => ({ ...f, token_cost: counter.count(f.content) }));
             const layout = renderer.layout(frames);
             const shown = frames.length === 0 ? 0 : cut % (frames.length + 1);
             const rendering = layout.finish(shown, { truncated, dropped, maxTokens: 4000 });

@@ -23,10 +23,13 @@
  *   a newline, and a match ending in a letter or digit has no look-ahead.
  * - "\n" followed by a letter, digit, punctuation or symbol: the newline is a match of
  *   its own (`\s*[\r\n]+` backs off to it), and the content is split exactly as alone.
- * Every piece below starts with "<" or ends with a letter or digit where it meets the
- * next one; a frame's body is "\n" + content, and its content ends with "\n" (or the
- * body is counted whole). The `canonical` tokenizer (bytes / 4) is not additive: its
- * texts are counted whole, which is cheap.
+ * - a letter or digit followed by " " + the boundary, and the boundary (hex: letters and
+ *   digits) followed by ">": no match holds a letter or digit followed by a space or
+ *   by punctuation, and the space before the boundary only ever starts a match.
+ * Every piece below starts with "<" or " " + the boundary, or ends with a letter or digit,
+ * where it meets the next one; a frame's body is "\n" + content, and its content ends
+ * with "\n" (or the body is counted whole). The `canonical` tokenizer (bytes / 4) is not
+ * additive: its texts are counted whole, which is cheap.
  */
 import { createTokenCounter, type TokenCounter } from "ocp-provider";
 import { DEFAULT_PREAMBLE, drawBoundary, oneLine } from "ocp-provider/host";
@@ -103,22 +106,27 @@ export function frameHeader(frame: ContextFrame, index: number): string {
 const SPLITS_AFTER_NEWLINE = /^[\p{L}\p{N}\p{P}\p{S}]/u;
 
 /**
- * A renderer for a provider's tokenizer. `contentCounter` should be the provider's own
- * counter: frame contents are in its cache. Texts holding a boundary are counted by a
- * counter without a cache, so they never evict the provider's entries.
+ * A renderer for a provider's tokenizer, for frames of that provider (whose `token_cost`
+ * is exact under it). `contentCounter` should be the provider's own counter. The wrapper's own texts are counted by a
+ * counter of their own, so they never evict the provider's entries; the one piece that
+ * differs on every render — " " + the boundary — is counted once per layout.
  */
 export function createContextRenderer(
   contentCounter: TokenCounter,
   preamble: string = DEFAULT_PREAMBLE,
 ): ContextRenderer {
-  const additive = contentCounter.tokenizer !== "canonical";
-  const wrapper = createTokenCounter({ tokenizer: contentCounter.tokenizer, cacheSize: 0 });
-  const newline = wrapper.count("\n");
+  const tokenizer = contentCounter.tokenizer;
+  const additive = tokenizer !== "canonical";
+  // Headers, markers without their boundary and closing lines repeat from call to call: cached.
+  const stable = createTokenCounter({ tokenizer, cacheSize: 2048 });
+  const fresh = createTokenCounter({ tokenizer, cacheSize: 0 });
+  const newline = stable.count("\n");
   const intro = `${oneLine(preamble)}\n`;
 
-  /** Tokens of "\n" + content (+ "\n"), the body of a frame. */
-  function bodyTokens(content: string, body: string): number {
-    if (content.endsWith("\n") && SPLITS_AFTER_NEWLINE.test(content)) return newline + contentCounter.count(content);
+  /** Tokens of "\n" + content (+ "\n"), the body of a frame; its `token_cost` is its content's exact count (B1). */
+  function bodyTokens(frame: ContextFrame, body: string): number {
+    const { content } = frame;
+    if (content.endsWith("\n") && SPLITS_AFTER_NEWLINE.test(content)) return newline + frame.token_cost;
     return contentCounter.count(body);
   }
 
@@ -126,27 +134,37 @@ export function createContextRenderer(
     layout(frames) {
       const headers = frames.map(frameHeader);
       const boundary = drawBoundary([...frames.map((frame) => frame.content), ...headers]);
+      // Every marker is "<<name" + " " + boundary + ">>…": the boundary's tokens are the same in each.
+      const marked = additive ? fresh.count(` ${boundary}`) : 0;
       const open = `${intro}<<ocp-context ${boundary}>>\n`;
+      const openTokens = additive ? stable.count(`${intro}<<ocp-context`) + marked + stable.count(">>\n") : 0;
       const pieces = frames.map((frame, index) => {
         const head = `<<ocp-frame ${index + 1} ${boundary}>> ${headers[index]}`;
         const body = `\n${frame.content}${frame.content.endsWith("\n") ? "" : "\n"}`;
         const end = `<<ocp-end ${index + 1} ${boundary}>>\n`;
-        const text = head + body + end;
-        const tokens = additive ? wrapper.count(head) + bodyTokens(frame.content, body) + wrapper.count(end) : 0;
-        return { text, tokens };
+        const tokens = additive
+          ? stable.count(`<<ocp-frame ${index + 1}`) +
+            marked +
+            stable.count(`>> ${headers[index]}`) +
+            bodyTokens(frame, body) +
+            stable.count(`<<ocp-end ${index + 1}`) +
+            marked +
+            stable.count(">>\n")
+          : 0;
+        return { text: head + body + end, tokens };
       });
-      const openTokens = additive ? wrapper.count(open) : 0;
       const closeOf = (closing: Closing) => `<</ocp-context ${boundary}>>\n${closingLine(closing)}\n`;
-      const textOf = (count: number, closing: Closing) =>
+      const textOf = (shown: number, closing: Closing) =>
         open +
         pieces
-          .slice(0, count)
+          .slice(0, shown)
           .map((piece) => piece.text)
           .join("") +
         closeOf(closing);
       const count = (shown: number, closing: Closing) => {
         if (!additive) return contentCounter.count(textOf(shown, closing));
-        let tokens = openTokens + wrapper.count(closeOf(closing));
+        let tokens =
+          openTokens + stable.count("<</ocp-context") + marked + stable.count(`>>\n${closingLine(closing)}\n`);
         for (let index = 0; index < shown; index++) tokens += (pieces[index] as { tokens: number }).tokens;
         return tokens;
       };
