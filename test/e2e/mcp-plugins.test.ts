@@ -37,7 +37,9 @@ async function checkServes(args: string[], goal: string, kind: string) {
     const [link] = linksOf(result);
     expect(link).toBeDefined();
     const read = await session.client.readResource({ uri: link?.uri as string });
-    expect(read.contents[0]?.text).toContain(frames.find((frame) => frame.uri === link?.uri)?.content.trimEnd());
+    expect((read.contents[0] as { text?: string } | undefined)?.text).toContain(
+      frames.find((frame) => frame.uri === link?.uri)?.content.trimEnd(),
+    );
     expect(session.transportErrors).toEqual([]);
     return tool;
   } finally {
