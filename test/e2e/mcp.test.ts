@@ -84,6 +84,19 @@ describe("ocp mcp over stdio (the SDK spawns it)", () => {
     expect(session.transportErrors).toEqual([]);
     expect(session.stderr()).toMatch(/docs 0\.1\.0 MCP \(tool get_context\) serving on stdio/);
   });
+
+  it("exits 0 when the client closes its stdin, though the provider holds the event loop open", async () => {
+    const child = children.spawn([OCP_BIN, "mcp", "test/fixtures/troubled-provider.ts"]);
+    child.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
+    expect(JSON.parse(await child.nextLine(20_000))).toMatchObject({ id: 1, result: { serverInfo: { name: "troubled" } } });
+    child.process.stdin.end();
+    expect((await exitWithin(child, 5000)).code).toBe(0);
+  });
 });
 
 describe("ocp mcp over streamable HTTP", () => {

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../provider/errors.js";
 import { loadMcpBridge, MCP_BRIDGE_PACKAGE } from "./mcp-bridge.js";
@@ -7,6 +8,13 @@ describe("loadMcpBridge", () => {
     const bridge = await loadMcpBridge();
     expect(typeof bridge.runMcp).toBe("function");
     expect(MCP_BRIDGE_PACKAGE).toBe("ocp-provider-mcp");
+  });
+
+  it("is no dependency of the core: a provider that never speaks MCP installs none of it", () => {
+    const manifest = createRequire(import.meta.url)("../../package.json") as Record<string, Record<string, unknown>>;
+    const installed = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies });
+    expect(installed.filter((name) => /modelcontextprotocol|ocp-provider-mcp/.test(name))).toEqual([]);
+    expect(manifest.peerDependenciesMeta?.[MCP_BRIDGE_PACKAGE]).toEqual({ optional: true });
   });
 
   it("names the package to install when it is absent", async () => {
