@@ -93,7 +93,10 @@ describe("ocp mcp over stdio (the SDK spawns it)", () => {
       method: "initialize",
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
     });
-    expect(JSON.parse(await child.nextLine(20_000))).toMatchObject({ id: 1, result: { serverInfo: { name: "troubled" } } });
+    expect(JSON.parse(await child.nextLine(20_000))).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: "troubled" } },
+    });
     child.process.stdin.end();
     expect((await exitWithin(child, 5000)).code).toBe(0);
   });
