@@ -112,7 +112,7 @@ describe("an answer", () => {
       const text = textOf(result);
       expect(referenceCount(text), `max_tokens ${max_tokens}`).toBeLessThanOrEqual(max_tokens);
       const structured = ContextQueryResultSchema.parse(result.structuredContent);
-      expect(text.match(/^<<ocp-frame \d+ [0-9a-f]{32}>> /gm)?.length ?? 0).toBe(structured.frames.length);
+      expect(text.match(/^<<ocp-frame \d+ [0-9]{39}>> /gm)?.length ?? 0).toBe(structured.frames.length);
       for (const frame of structured.frames) expect(text).toContain(frame.content);
       expect(text.trimEnd().split("\n").at(-1)).toMatch(/^Truncated: (yes|no)\./);
     }

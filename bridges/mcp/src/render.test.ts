@@ -112,7 +112,7 @@ describe("the rendered text", () => {
         const layout = renderer.layout(frames);
         const { text: rendered } = layout.finish(frames.length, { truncated: false, maxTokens: 4000 });
         const b = layout.boundary;
-        expect(b).toMatch(/^[0-9a-f]{32}$/);
+        expect(b).toMatch(/^[0-9]{39}$/);
         for (const f of frames) expect(`${f.content}\n${f.title}\n${f.citation_label ?? ""}`).not.toContain(b);
         frames.forEach((f, i) => {
           const start = `<<ocp-frame ${i + 1} ${b}>> `;

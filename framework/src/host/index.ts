@@ -40,7 +40,6 @@ export { connectHttp, type HttpConnectOptions, type HttpExchange, postEnvelope }
 export {
   type AttributedFrame,
   DEFAULT_PREAMBLE,
-  drawBoundary,
   oneLine,
   type RenderForPromptOptions,
   renderForPrompt,

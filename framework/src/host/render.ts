@@ -44,18 +44,6 @@ function labelOf(frame: ContextFrame): string {
 }
 
 /**
- * A fresh 128-bit boundary (32 hex digits) that occurs in none of `material`: the
- * marker value quoted material cannot forge, since it is drawn after the material
- * was written and drawn again if the material happens to hold it.
- */
-export function drawBoundary(material: readonly string[], random: (bytes: number) => Buffer = randomBytes): string {
-  let boundary: string;
-  do boundary = random(16).toString("hex");
-  while (material.some((text) => text.includes(boundary)));
-  return boundary;
-}
-
-/**
  * Renders frames as delimited, quoted, untrusted material with their citations:
  *
  * ```text
@@ -79,7 +67,10 @@ export function renderForPrompt(
     if (frame.uri !== undefined) parts.push(oneLine(frame.uri));
     return parts.join(" · ");
   });
-  const boundary = drawBoundary([...items.map(({ frame }) => frame.content), ...headers], random);
+  const material = [...items.map(({ frame }) => frame.content), ...headers].join("\n");
+  let boundary: string;
+  do boundary = random(16).toString("hex");
+  while (material.includes(boundary));
 
   const lines = [oneLine(options.preamble ?? DEFAULT_PREAMBLE), `<<ocp-context ${boundary}>>`];
   items.forEach(({ frame }, index) => {
