@@ -12,11 +12,19 @@ export default defineConfig({
     include: [
       "framework/src/**/*.test.ts",
       "plugins/*/src/**/*.test.ts",
+      "bridges/*/src/**/*.test.ts",
       "generators/src/**/*.test.ts",
       "test/**/*.test.ts",
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    server: {
+      deps: {
+        // eventsource-parser (which the MCP SDK's HTTP client imports) exports TypeScript sources under
+        // "source" as well: loaded by Node with our condition they fail; inlined, Vite compiles them.
+        inline: ["eventsource-parser", /@modelcontextprotocol\/sdk/],
+      },
+    },
   },
 });

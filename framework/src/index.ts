@@ -18,6 +18,7 @@ export {
   type LineRange,
   type Plugin,
   type PluginDefinition,
+  type QueryExtension,
   type ScoreScale,
   type SearchContext,
   type SearchOutput,

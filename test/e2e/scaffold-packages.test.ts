@@ -21,6 +21,7 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** Workspaces we publish, by package name. */
 const PACKAGES = {
   "ocp-provider": "framework",
+  "ocp-provider-mcp": "bridges/mcp",
   "ocp-plugin-ripgrep": "plugins/ripgrep",
   "ocp-plugin-symbols": "plugins/symbols",
   "ocp-plugin-facts": "plugins/facts",

@@ -1,10 +1,12 @@
 /**
- * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp query`
- * asks it one question in-process and shows what came back.
+ * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp mcp` serves
+ * it to MCP clients through the bridge package, `ocp query` asks it one question
+ * in-process and shows what came back.
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import { parseListenAddress } from "../transport/listen.js";
+import { loadMcpBridge } from "../transport/mcp-bridge.js";
 import { serveProvider } from "../transport/serve.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { loadProvider } from "./load-provider.js";
@@ -17,6 +19,10 @@ Usage:
       Serve the provider that <module> exports by default: over stdio (NDJSON), or
       over HTTP with --http (default host 127.0.0.1). --token (or OCP_HTTP_TOKEN)
       requires "Authorization: Bearer T".
+  ocp mcp <module> [--http [host:]port] [--token T] [--allow-egress] [--tool-name NAME]
+      Serve the provider to MCP clients (one get_context tool; stdio, or streamable
+      HTTP at /mcp with --http). Needs the package ocp-provider-mcp. A provider that
+      declares egress is only served with --allow-egress. See docs/mcp.md.
   ocp query <module> "<goal>" [--max-tokens N] [--max-frames N] [--kinds k,..]
             [--query-text T] [--anchors a,..] [--as-of T] [--json]
       Run one query in-process and print the frames (or the result as JSON).
@@ -72,6 +78,37 @@ async function serveCommand(args: string[]): Promise<void> {
   }
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
   await serveProvider(() => loadProvider(module), { http, token: values.token });
+}
+
+/** `ocp mcp`: the bridge package is loaded only now, so the core never depends on it. */
+async function mcpCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parsed(() =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        http: { type: "string" },
+        token: { type: "string" },
+        "allow-egress": { type: "boolean", default: false },
+        "tool-name": { type: "string" },
+      },
+    }),
+  );
+  const [module] = positionals;
+  if (module === undefined || positionals.length > 1) throw usageError("ocp mcp takes exactly one module");
+  let http: { host: string; port: number } | undefined;
+  if (values.http !== undefined) {
+    http = parseListenAddress(values.http);
+    if (http === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
+  }
+  if (values.token !== undefined && http === undefined) throw usageError("--token needs --http");
+  const bridge = await loadMcpBridge();
+  await bridge.runMcp(() => loadProvider(module), {
+    http,
+    token: http !== undefined ? (values.token ?? process.env.OCP_HTTP_TOKEN) : undefined,
+    allowEgress: values["allow-egress"],
+    toolName: values["tool-name"],
+  });
 }
 
 async function queryCommand(args: string[]): Promise<void> {
@@ -149,6 +186,9 @@ export async function main(argv: string[]): Promise<number> {
       case "serve":
         await serveCommand(rest);
         return 0;
+      case "mcp":
+        await mcpCommand(rest);
+        return 0;
       case "query":
         await queryCommand(rest);
         return 0;
@@ -169,7 +209,9 @@ export async function main(argv: string[]): Promise<number> {
         throw usageError(`unknown command '${command}'`);
     }
   } catch (error) {
-    process.stderr.write(`ocp: ${error instanceof OcpError ? error.message : describeError(error)}\n`);
+    // Coded errors (ours, and the MCP bridge's OCP_ERR_MCP_*) carry messages written for people.
+    const coded = error instanceof OcpError || /^OCP_ERR_/.test(String((error as { code?: unknown })?.code));
+    process.stderr.write(`ocp: ${coded ? (error as Error).message : describeError(error)}\n`);
     return error instanceof OcpError && error.code === ERROR_CODES.USAGE ? 2 : 1;
   }
 }

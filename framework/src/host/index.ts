@@ -37,5 +37,11 @@ export {
   type ProviderStatus,
 } from "./host.js";
 export { connectHttp, type HttpConnectOptions, type HttpExchange, postEnvelope } from "./http-client.js";
-export { type AttributedFrame, DEFAULT_PREAMBLE, type RenderForPromptOptions, renderForPrompt } from "./render.js";
+export {
+  type AttributedFrame,
+  DEFAULT_PREAMBLE,
+  oneLine,
+  type RenderForPromptOptions,
+  renderForPrompt,
+} from "./render.js";
 export { connectStdio, type StdioConnectOptions } from "./stdio-client.js";

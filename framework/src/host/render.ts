@@ -33,7 +33,7 @@ export const DEFAULT_PREAMBLE =
   "Cite a frame by its label in square brackets.";
 
 /** One line: control characters and line breaks become spaces, so a field cannot open a new line. */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
 }

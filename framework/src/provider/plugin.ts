@@ -4,7 +4,7 @@
  */
 import { createRequire } from "node:module";
 import semver from "semver";
-import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import { type ContextQuery, ContextQuerySchema, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { ERROR_CODES, OcpError } from "./errors.js";
 import type { Logger } from "./logger.js";
 
@@ -82,6 +82,18 @@ export interface SearchContext {
   log: Logger;
 }
 
+/**
+ * A query field beyond the protocol's that a plugin reads (an extension such as the fact
+ * store's `as_known_at`). Declared so that bridges and tools can offer it: the framework
+ * passes such fields to plugins whether declared or not, and never checks their values.
+ */
+export interface QueryExtension {
+  /** The JSON type of the value. */
+  type: "string" | "number" | "integer" | "boolean";
+  /** What the field means, written for the people and agents who fill it in. */
+  description: string;
+}
+
 /** How a plugin's relevance numbers map into a frame's score in [0, 1]. */
 export type ScoreScale = "unit" | "unbounded";
 
@@ -104,6 +116,8 @@ export interface PluginDefinition {
   timeoutMs?: number;
   /** Query filters the plugin understands (advertised in capabilities). */
   filters?: readonly string[];
+  /** Query fields beyond the protocol's that search() reads, by wire name (`as_known_at`). */
+  queryExtensions?: Readonly<Record<string, QueryExtension>>;
   /** True if candidates carry relations (advertised as `capabilities.graph`). */
   graph?: boolean;
   /**
@@ -156,6 +170,7 @@ export function definePlugin(definition: PluginDefinition): Plugin {
   }
   if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0))
     throw fail("timeoutMs must be a positive number");
+  checkExtensions(definition.queryExtensions, fail);
   if (definition.core !== undefined) {
     if (semver.validRange(definition.core) === null) throw fail(`core '${definition.core}' is not a semver range`);
     if (!semver.satisfies(CORE_VERSION, definition.core, { includePrerelease: true })) {
@@ -166,4 +181,24 @@ export function definePlugin(definition: PluginDefinition): Plugin {
     }
   }
   return Object.freeze({ ...definition, kinds: [...definition.kinds], [PLUGIN_BRAND]: true as const });
+}
+
+const QUERY_EXTENSION_TYPES: readonly string[] = ["string", "number", "integer", "boolean"];
+
+/** An extension must be a lower-case wire name the protocol does not already use, with a type and a description. */
+function checkExtensions(extensions: PluginDefinition["queryExtensions"], fail: (message: string) => OcpError): void {
+  if (extensions === undefined) return;
+  if (typeof extensions !== "object" || extensions === null) throw fail("queryExtensions must be an object");
+  for (const [name, extension] of Object.entries(extensions)) {
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw fail(`query extension '${name}' must be a lower-case wire name`);
+    if (Object.hasOwn(ContextQuerySchema.shape, name)) {
+      throw fail(`query extension '${name}' is a field of the protocol's query already`);
+    }
+    if (!QUERY_EXTENSION_TYPES.includes(extension?.type)) {
+      throw fail(`query extension '${name}' needs a type: one of ${QUERY_EXTENSION_TYPES.join(", ")}`);
+    }
+    if (typeof extension.description !== "string" || extension.description.trim() === "") {
+      throw fail(`query extension '${name}' needs a description`);
+    }
+  }
 }

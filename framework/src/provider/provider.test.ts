@@ -123,6 +123,37 @@ describe("defineProvider", () => {
       subscribe: false,
     });
   });
+
+  it("exposes its root and the query extensions its plugins declare, checked at definition", () => {
+    const asKnownAt = { type: "string", description: "System time." } as const;
+    const { provider: p } = provider([
+      staticPlugin("a", [], { queryExtensions: { as_known_at: asKnownAt } }),
+      staticPlugin("b", [], {
+        queryExtensions: { as_known_at: asKnownAt, depth: { type: "integer", description: "d" } },
+      }),
+    ]);
+    expect(p.root).toBe("/repo");
+    expect(p.queryExtensions).toEqual({ as_known_at: asKnownAt, depth: { type: "integer", description: "d" } });
+    expect(provider([staticPlugin("a", [])]).provider.queryExtensions).toEqual({});
+
+    const invalid = (queryExtensions: unknown) => () =>
+      staticPlugin("x", [], { queryExtensions: queryExtensions as PluginDefinition["queryExtensions"] });
+    expect(invalid({ max_tokens: asKnownAt })).toThrow(/field of the protocol's query already/);
+    expect(invalid({ "As-Known": asKnownAt })).toThrow(/lower-case wire name/);
+    expect(invalid({ depth: { type: "date", description: "d" } })).toThrow(/needs a type/);
+    expect(invalid({ depth: { type: "string", description: " " } })).toThrow(/needs a description/);
+    expect(invalid({ depth: { type: "string" } })).toThrow(
+      expect.objectContaining({ code: ERROR_CODES.PLUGIN_INVALID }),
+    );
+    expect(() =>
+      provider([
+        staticPlugin("a", [], { queryExtensions: { depth: { type: "string", description: "d" } } }),
+        staticPlugin("b", [], { queryExtensions: { depth: { type: "integer", description: "d" } } }),
+      ]),
+    ).toThrow(
+      expect.objectContaining({ code: ERROR_CODES.PROVIDER_CONFIG, message: expect.stringMatching(/different types/) }),
+    );
+  });
 });
 
 describe("provider.query", () => {

@@ -23,7 +23,7 @@ import { describeError, ERROR_CODES, InvalidQueryError, OcpError, UserError } fr
 import { fanOut, type PluginOutcome } from "./fan-out.js";
 import { buildFrame, frameContext } from "./frames.js";
 import { createLogger, type Logger } from "./logger.js";
-import { isPlugin, type Plugin } from "./plugin.js";
+import { isPlugin, type Plugin, type QueryExtension } from "./plugin.js";
 import { createSession, type Session } from "./session.js";
 
 /** The configuration of {@link defineProvider}. */
@@ -73,6 +73,10 @@ export interface Provider {
   readonly capabilities: Capabilities;
   /** The counter behind every `token_cost`. */
   readonly counter: TokenCounter;
+  /** The query fields beyond the protocol's that its plugins declare they read (`as_known_at`). */
+  readonly queryExtensions: Readonly<Record<string, QueryExtension>>;
+  /** The absolute directory file paths are shown relative to; nothing outside it is meant to be served. */
+  readonly root: string;
   /** The provider's stderr logger. */
   readonly log: Logger;
   /** Runs plugin setups once (bounded); queries wait for it. Transports start it after the handshake. */
@@ -132,7 +136,12 @@ export function defineProvider(options: ProviderOptions): Provider {
   const log = options.logger ?? createLogger({ name: options.name });
   const pluginLog = new Map(plugins.map((plugin) => [plugin, prefixed(log, plugin.name)]));
   const counter = createTokenCounter({ tokenizer: options.tokenizer });
-  const frames = frameContext(options.name, resolve(options.root ?? process.cwd()));
+  const queryExtensions = mergeExtensions(
+    plugins,
+    (message) => new OcpError(ERROR_CODES.PROVIDER_CONFIG, `defineProvider: ${message}`),
+  );
+  const root = resolve(options.root ?? process.cwd());
+  const frames = frameContext(options.name, root);
   const pluginTimeoutMs = options.pluginTimeoutMs ?? 10_000;
   const setupTimeoutMs = options.setupTimeoutMs ?? 30_000;
   const lifetime = new AbortController();
@@ -268,6 +277,8 @@ export function defineProvider(options: ProviderOptions): Provider {
     info,
     capabilities,
     counter,
+    queryExtensions,
+    root,
     log,
     start,
     query,
@@ -290,6 +301,30 @@ export function defineProvider(options: ProviderOptions): Provider {
     },
   };
   return provider;
+}
+
+/** The plugins' query extensions in one map; two plugins may share one only if they agree on its type. */
+function mergeExtensions(
+  plugins: readonly Plugin[],
+  fail: (message: string) => OcpError,
+): Readonly<Record<string, QueryExtension>> {
+  const merged: Record<string, QueryExtension> = {};
+  const owner = new Map<string, string>();
+  for (const plugin of plugins) {
+    for (const [name, extension] of Object.entries(plugin.queryExtensions ?? {})) {
+      const earlier = merged[name];
+      if (earlier !== undefined && earlier.type !== extension.type) {
+        throw fail(
+          `plugins '${owner.get(name)}' and '${plugin.name}' declare query extension '${name}' with different types`,
+        );
+      }
+      if (earlier === undefined) {
+        merged[name] = { type: extension.type, description: extension.description };
+        owner.set(name, plugin.name);
+      }
+    }
+  }
+  return Object.freeze(merged);
 }
 
 const QUERY_FIELDS: ReadonlySet<string> = new Set(Object.keys(ContextQuerySchema.shape));

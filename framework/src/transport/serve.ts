@@ -3,6 +3,9 @@
  * command does, so a provider's own bin is a few lines of argument parsing.
  */
 import type { Provider } from "../provider/provider.js";
+import { loadMcpBridge, type McpRunOptions } from "./mcp-bridge.js";
+
+export { MCP_BRIDGE_PACKAGE, type McpBridgeModule, type McpRunOptions } from "./mcp-bridge.js";
 
 /** Options of {@link serveProvider}. */
 export interface ServeOptions {
@@ -12,6 +15,11 @@ export interface ServeOptions {
   token?: string;
   /** Words added to the "listening on" line, such as where the data lives. */
   detail?: (provider: Provider) => string | undefined;
+  /**
+   * Serve MCP clients instead of OCP hosts, through the bridge package `ocp-provider-mcp`
+   * (loaded now; an error names it when it is not installed).
+   */
+  mcp?: Pick<McpRunOptions, "allowEgress" | "toolName">;
 }
 
 /**
@@ -19,12 +27,19 @@ export interface ServeOptions {
  * runs, so nothing loading prints can reach the host, and the process ends with the
  * session (this never resolves). Over HTTP it resolves once listening, after writing
  * `<name> <version> listening on <url>` to stderr; SIGTERM drains and exits.
- * Transports load on demand: serving over stdio never loads the HTTP server.
+ * Transports load on demand: serving over stdio never loads the HTTP server. With
+ * `mcp`, the MCP bridge serves instead (over stdio or HTTP, the same way).
  */
 export async function serveProvider(
   load: () => Provider | Promise<Provider>,
   options: ServeOptions = {},
 ): Promise<void> {
+  if (options.mcp !== undefined) {
+    const bridge = await loadMcpBridge();
+    const token = options.http !== undefined ? (options.token ?? process.env.OCP_HTTP_TOKEN) : undefined;
+    await bridge.runMcp(load, { ...options.mcp, http: options.http, token });
+    return;
+  }
   if (options.http === undefined) {
     const { guardStdout, runStdio } = await import("./stdio.js");
     guardStdout();

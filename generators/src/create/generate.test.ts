@@ -91,8 +91,8 @@ describe("project metadata", () => {
       );
     }
     expect(packageJsonOf({ name: "p", template: "ripgrep", transport: "http", index: "lunr" })).toMatchObject({
-      dependencies: { "ocp-plugin-ripgrep": expect.any(String) },
-      scripts: { inspect: "ocp inspect stdio -- ocp serve src/provider.ts" },
+      dependencies: { "ocp-plugin-ripgrep": expect.any(String), "ocp-provider-mcp": expect.stringMatching(/^\^/) },
+      scripts: { inspect: "ocp inspect stdio -- ocp serve src/provider.ts", mcp: "ocp mcp src/provider.ts" },
     });
   });
 });

@@ -143,11 +143,18 @@ export function packageJsonOf(options: {
         options.transport === "stdio"
           ? "ocp inspect stdio -- node --import tsx src/main.ts"
           : "ocp inspect stdio -- ocp serve src/provider.ts",
+      // The provider for MCP clients (one get_context tool): `npm run mcp -- --http 8080` for HTTP.
+      mcp: "ocp mcp src/provider.ts",
       typecheck: "tsc --noEmit",
       test: "tsc --noEmit && vitest run",
       ...spec.scripts(options.index),
     },
-    dependencies: sorted({ "ocp-provider": ours, tsx: PINNED.tsx, ...spec.dependencies(options.index) }),
+    dependencies: sorted({
+      "ocp-provider": ours,
+      "ocp-provider-mcp": ours,
+      tsx: PINNED.tsx,
+      ...spec.dependencies(options.index),
+    }),
     devDependencies: sorted({
       "@types/node": PINNED["@types/node"],
       typescript: PINNED.typescript,

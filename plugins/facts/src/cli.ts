@@ -39,7 +39,10 @@ Read:
   ocp-facts erasures                              the erasure log
 Serve (OCP provider):
   ocp-facts serve [--http [host:]port] [--token T] [--as-known-at T] [--name NAME] [--store-name S]
+                  [--mcp [--allow-egress]]
       --name: the provider's name; --store-name: S in fact://S/<id> (default: file or database name)
+      --mcp: serve MCP clients (one get_context tool; needs ocp-provider-mcp); a store on a
+      remote PostgreSQL server is egress, served over MCP only with --allow-egress
 
 --json prints results as JSON. Times are RFC 3339 (2024-05-01T09:30:00Z, any UTC offset)
 or a date (2024-05-01, midnight UTC). --as-of is valid time (what was true then);
@@ -348,8 +351,11 @@ const COMMANDS: Record<string, Command> = {
       "as-known-at": { type: "string" },
       name: { type: "string" },
       "store-name": { type: "string" },
+      mcp: { type: "boolean", default: false },
+      "allow-egress": { type: "boolean", default: false },
     });
     const http = values.http === undefined ? undefined : parseListen(values.http as string);
+    if (values["allow-egress"] && !values.mcp) throw new UsageError("--allow-egress goes with --mcp");
     const { serveProvider } = await import("ocp-provider/serve");
     let location = "";
     await serveProvider(
@@ -362,7 +368,12 @@ const COMMANDS: Record<string, Command> = {
           providerName: text(values, "name"),
         });
       },
-      { http, token: text(values, "token"), detail: () => location },
+      {
+        http,
+        token: text(values, "token"),
+        detail: () => location,
+        mcp: values.mcp ? { allowEgress: values["allow-egress"] === true } : undefined,
+      },
     );
   },
 };

@@ -101,6 +101,13 @@ export function facts(options: FactsOptions): Plugin {
     kinds: ["fact"],
     core: "^0.1",
     scores: "unit",
+    queryExtensions: {
+      as_known_at: {
+        type: "string",
+        description:
+          "System time (RFC 3339 or a date): answer from what the store knew then, not from current knowledge.",
+      },
+    },
     async setup() {
       store ??= await openFactStore({
         db: options.db,

@@ -33,6 +33,8 @@ describe("the ocp-ripgrep command line", () => {
       },
     });
     expect(parseCommandLine([]).options.root).toBe(process.cwd());
+    expect(parseCommandLine([]).mcp).toBe(false);
+    expect(parseCommandLine(["--mcp", "--http", "9000"])).toMatchObject({ mcp: true, http: { port: 9000 } });
   });
 
   it("refuses what it cannot use, with the reason", () => {

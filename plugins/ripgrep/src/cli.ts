@@ -12,14 +12,16 @@ import { findRipgrep } from "./rg-binary.js";
 const USAGE = `ocp-ripgrep — code snippets for an OCP host (ocp/1.0-draft), found with ripgrep
 
 Usage:
-  ocp-ripgrep [--root DIR] [--http [host:]port] [--token T] [options]
+  ocp-ripgrep [--root DIR] [--http [host:]port] [--token T] [--mcp] [options]
 
   Serves over stdio (NDJSON) by default: this is what a host spawns.
+  --mcp serves MCP clients instead (one get_context tool; needs ocp-provider-mcp).
 
 Options:
   --root DIR             directory to search; nothing outside it is read (default: working directory)
   --http [host:]port     serve streamable HTTP instead (host default 127.0.0.1)
   --token T              with --http: require "Authorization: Bearer T" (default: $OCP_HTTP_TOKEN)
+  --mcp                  serve MCP clients (stdio, or streamable HTTP at /mcp with --http)
   --hidden               search hidden files and directories too (never .git)
   --max-filesize BYTES   skip larger files (default ${DEFAULTS.maxFileSizeBytes})
   --context N            lines of context around a match (default ${DEFAULTS.contextLines})
@@ -53,6 +55,7 @@ export function parseCommandLine(argv: readonly string[]): {
   version: boolean;
   http?: { host: string; port: number };
   token?: string;
+  mcp: boolean;
   options: RipgrepProviderOptions;
 } {
   let values: Record<string, string | boolean | undefined>;
@@ -64,6 +67,7 @@ export function parseCommandLine(argv: readonly string[]): {
         root: { type: "string" },
         http: { type: "string" },
         token: { type: "string" },
+        mcp: { type: "boolean" },
         hidden: { type: "boolean" },
         "max-filesize": { type: "string" },
         context: { type: "string" },
@@ -83,6 +87,7 @@ export function parseCommandLine(argv: readonly string[]): {
     version: values.version === true,
     http: text("http") !== undefined ? parseListen(text("http") as string) : undefined,
     token: text("token") ?? process.env.OCP_HTTP_TOKEN,
+    mcp: values.mcp === true,
     options: {
       root: text("root") ?? process.cwd(),
       hidden: values.hidden === true,
@@ -125,6 +130,7 @@ export async function main(argv: readonly string[]): Promise<number | "serving">
     await serveProvider(() => ripgrepProvider({ ...parsed.options, rgPath: rg.path }), {
       http: parsed.http,
       token: parsed.token,
+      mcp: parsed.mcp ? {} : undefined,
     });
     return "serving";
   } catch (error) {

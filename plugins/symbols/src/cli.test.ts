@@ -36,6 +36,8 @@ describe("ocp-symbols command line", () => {
     expect(() => parseListen("99999")).toThrow(/\[host:\]port/);
     expect(() => parseCommandLine(["--token", "t"])).toThrow(/--token needs --http/);
     expect(() => parseCommandLine(["--index", "--http", "1"])).toThrow(/--index builds and exits/);
+    expect(() => parseCommandLine(["--index", "--mcp"])).toThrow(/--index builds and exits: no --mcp/);
+    expect(parseCommandLine(["--mcp"])).toMatchObject({ mcp: true, index: false });
     expect(() => parseCommandLine(["--workers", "two"])).toThrow(/whole number/);
     expect(() => parseCommandLine(["--bogus"])).toThrow(/Unknown option/);
   });

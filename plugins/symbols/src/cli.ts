@@ -9,16 +9,18 @@ import { DEFAULTS, defaultWorkers, resolveOptions, type SymbolsOptions } from ".
 const USAGE = `ocp-symbols — a code symbol index for an OCP host (ocp/1.0-draft)
 
 Usage:
-  ocp-symbols [--root DIR] [--http [host:]port] [--token T] [options]
+  ocp-symbols [--root DIR] [--http [host:]port] [--token T] [--mcp] [options]
   ocp-symbols --index [--root DIR] [options]
 
   Serves over stdio (NDJSON) by default: this is what a host spawns. The handshake is
   answered at once; the index is built (or brought up to date) in the background.
+  --mcp serves MCP clients instead (one get_context tool; needs ocp-provider-mcp).
 
 Options:
   --root DIR             directory to index; nothing outside it is read (default: working directory)
   --http [host:]port     serve streamable HTTP instead (host default 127.0.0.1)
   --token T              with --http: require "Authorization: Bearer T" (default: $OCP_HTTP_TOKEN)
+  --mcp                  serve MCP clients (stdio, or streamable HTTP at /mcp with --http)
   --index                build or update the index, print what it did, and exit
   --cache-dir DIR        keep the index there (default: DIR/.ocp-cache, else ~/.cache/ocp-symbols)
   --hidden               index hidden files and directories too (never .git)
@@ -54,6 +56,7 @@ export interface CommandLine {
   index: boolean;
   http?: { host: string; port: number };
   token?: string;
+  mcp: boolean;
   options: SymbolsOptions;
 }
 
@@ -69,6 +72,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
         root: { type: "string" },
         http: { type: "string" },
         token: { type: "string" },
+        mcp: { type: "boolean" },
         index: { type: "boolean" },
         "cache-dir": { type: "string" },
         hidden: { type: "boolean" },
@@ -86,12 +90,14 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const text = (key: string) => values[key] as string | undefined;
   if (text("token") !== undefined && text("http") === undefined) throw new UsageError("--token needs --http");
   if (values.index === true && text("http") !== undefined) throw new UsageError("--index builds and exits: no --http");
+  if (values.index === true && values.mcp === true) throw new UsageError("--index builds and exits: no --mcp");
   return {
     help: values.help === true,
     version: values.version === true,
     index: values.index === true,
     http: text("http") !== undefined ? parseListen(text("http") as string) : undefined,
     token: text("token") ?? process.env.OCP_HTTP_TOKEN,
+    mcp: values.mcp === true,
     options: {
       root: text("root") ?? process.cwd(),
       cacheDir: text("cache-dir"),
@@ -143,7 +149,11 @@ export async function main(argv: readonly string[]): Promise<number | "serving">
     if (parsed.index) return await indexOnce(parsed.options);
     const { serveProvider } = await import("ocp-provider/serve");
     const { symbolsProvider } = await import("./provider.js");
-    await serveProvider(() => symbolsProvider(parsed.options), { http: parsed.http, token: parsed.token });
+    await serveProvider(() => symbolsProvider(parsed.options), {
+      http: parsed.http,
+      token: parsed.token,
+      mcp: parsed.mcp ? {} : undefined,
+    });
     return "serving";
   } catch (error) {
     process.stderr.write(`ocp-symbols: ${(error as Error).message}\n`);

@@ -1,0 +1,208 @@
+/**
+ * The bridge over streamable HTTP, at `/mcp`: the SDK's web-standard transport, one
+ * per client session, behind the same guards as our OCP HTTP transport.
+ *
+ * - binds 127.0.0.1 by default; bound to loopback, the Host header must name loopback
+ *   (or an allowed host), so a DNS-rebinding page cannot reach it;
+ * - a request with an Origin header must come from a loopback origin or an allowed one
+ *   (the MCP transport spec asks servers to check Origin);
+ * - an optional bearer token, compared in constant time;
+ * - a request body limit.
+ * Refusals are JSON-RPC error bodies with 4xx statuses.
+ */
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { isLoopback } from "ocp-provider/http";
+import type { McpBridge } from "./bridge.js";
+
+/** The path MCP clients connect to. */
+export const MCP_PATH = "/mcp";
+
+/** Options of {@link serveMcpHttp}. */
+export interface McpHttpOptions {
+  /** Interface to bind; default 127.0.0.1. */
+  host?: string;
+  /** Port; default 0 (any free port). */
+  port?: number;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Extra Host names accepted when bound to loopback (besides localhost, 127.0.0.1, ::1). */
+  allowedHosts?: readonly string[];
+  /** Origins accepted besides loopback ones, exactly as browsers send them (`https://app.example`). */
+  allowedOrigins?: readonly string[];
+  /** Largest accepted request body in bytes; default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Most client sessions kept at once; the least recently used is closed beyond it. Default 100. */
+  maxSessions?: number;
+}
+
+/** A listening bridge. */
+export interface McpHttpServer {
+  /** `http://host:port/mcp`, the URL MCP clients are configured with. */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** Closes every session and stops listening (the provider is not closed). */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"];
+
+/** The hostname part of a Host header ("[::1]:8080" → "[::1]", "a.b:80" → "a.b"). */
+function hostnameOf(header: string): string {
+  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
+  const colon = header.lastIndexOf(":");
+  return (colon === -1 ? header : header.slice(0, colon)).toLowerCase();
+}
+
+function originAllowed(origin: string, allowed: ReadonlySet<string>): boolean {
+  if (allowed.has(origin)) return true;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname);
+  } catch {
+    return false; // "null" and other opaque origins
+  }
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+interface Session {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+/** Builds the Hono app; `sessions` are the open client sessions, by id. */
+export function createMcpHttpApp(
+  bridge: McpBridge,
+  options: McpHttpOptions = {},
+  sessions: Map<string, Session> = new Map(),
+): Hono {
+  const bind = options.host ?? "127.0.0.1";
+  const hosts = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((host) => host.toLowerCase())]);
+  const origins = new Set(options.allowedOrigins ?? []);
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 100;
+  const app = new Hono();
+  const refuse = (c: Context, status: 400 | 401 | 403 | 404 | 405 | 413 | 500, message: string, code = -32000) =>
+    c.json({ jsonrpc: "2.0", error: { code, message }, id: null }, status);
+
+  app.onError((error, c) => {
+    bridge.provider.log.error(`mcp http: ${error instanceof Error ? error.message : String(error)}`);
+    return refuse(c, 500, "internal error (details are on the server's stderr)", -32603);
+  });
+  app.notFound((c) => refuse(c, 404, `no such endpoint: ${c.req.method} ${c.req.path}; MCP is served at ${MCP_PATH}`));
+
+  app.use("*", async (c, next) => {
+    if (isLoopback(bind)) {
+      const host = c.req.header("host");
+      if (host === undefined || !hosts.has(hostnameOf(host))) {
+        return refuse(c, 403, `Host '${host ?? ""}' is not allowed: this server serves loopback only`);
+      }
+    }
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !originAllowed(origin, origins)) {
+      return refuse(c, 403, `Origin '${origin}' is not allowed`);
+    }
+    if (options.token !== undefined) {
+      const header = c.req.header("authorization") ?? "";
+      const given = header.startsWith("Bearer ") ? header.slice(7) : "";
+      if (!sameSecret(given, options.token)) {
+        c.header("WWW-Authenticate", 'Bearer realm="ocp-mcp"');
+        return refuse(c, 401, "missing or wrong bearer token");
+      }
+    }
+    return next();
+  });
+
+  app.post(
+    MCP_PATH,
+    bodyLimit({ maxSize: maxBodyBytes, onError: (c) => refuse(c, 413, `request body over ${maxBodyBytes} bytes`) }),
+  );
+
+  app.all(MCP_PATH, async (c) => {
+    const id = c.req.header("mcp-session-id");
+    if (id !== undefined) {
+      const session = sessions.get(id);
+      if (session === undefined) return refuse(c, 404, `unknown or closed session '${id}'`, -32001);
+      sessions.delete(id); // re-inserted: the map stays in least-recently-used order
+      sessions.set(id, session);
+      return session.transport.handleRequest(c.req.raw);
+    }
+    if (c.req.method !== "POST") return refuse(c, 400, "no session: POST an initialize request first");
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return refuse(c, 400, "malformed JSON", -32700);
+    }
+    const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+    if (!initializes) return refuse(c, 400, "no session: POST an initialize request first");
+
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      enableJsonResponse: true,
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, session);
+        if (sessions.size > maxSessions) {
+          const [oldest, dropped] = sessions.entries().next().value as [string, Session];
+          sessions.delete(oldest);
+          void dropped.close();
+        }
+      },
+      onsessionclosed: (sessionId) => void sessions.delete(sessionId),
+    });
+    const server = bridge.createServer();
+    const session: Session = {
+      transport,
+      close: async () => {
+        await server.close().catch(() => {});
+      },
+    };
+    await server.connect(transport);
+    return transport.handleRequest(c.req.raw, { parsedBody: body });
+  });
+  return app;
+}
+
+/** Listens on `host:port` (default 127.0.0.1, any free port) and serves the bridge at `/mcp`. */
+export async function serveMcpHttp(bridge: McpBridge, options: McpHttpOptions = {}): Promise<McpHttpServer> {
+  const sessions = new Map<string, Session>();
+  const app = createMcpHttpApp(bridge, options, sessions);
+  const host = options.host ?? "127.0.0.1";
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: host }, () =>
+      resolve(listening as Server),
+    ) as Server;
+    listening.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}${MCP_PATH}`,
+    port,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        await Promise.all([...sessions.values()].map((session) => session.close()));
+        sessions.clear();
+        server.closeIdleConnections();
+        const cut = setTimeout(() => server.closeAllConnections(), 700);
+        await stopped;
+        clearTimeout(cut);
+      })();
+      return closing;
+    },
+  };
+}
