@@ -42,20 +42,24 @@ describe("readInsideRoot", () => {
   });
 
   it("refuses a symlink as the last component, wherever it points", async () => {
-    await expect(readInsideRoot(root, join(root, "leak.txt"))).rejects.toMatchObject({ code: "ELOOP" });
-    await expect(readInsideRoot(root, join(root, "alias.txt"))).rejects.toMatchObject({ code: "ELOOP" });
+    await expect(readInsideRoot(root, join(root, "leak.txt"))).rejects.toMatchObject({ code: "OCP_ERR_SYMLINK" });
+    await expect(readInsideRoot(root, join(root, "alias.txt"))).rejects.toMatchObject({ code: "OCP_ERR_SYMLINK" });
   });
 
   it("refuses a file reached through a directory link that leaves the root, and files outside it", async () => {
-    await expect(readInsideRoot(root, join(root, "elsewhere", "secret.txt"))).rejects.toThrow(
-      /outside the provider's root/,
-    );
-    await expect(readInsideRoot(root, join(outside, "secret.txt"))).rejects.toThrow(/outside the provider's root/);
+    await expect(readInsideRoot(root, join(root, "elsewhere", "secret.txt"))).rejects.toMatchObject({
+      code: "OCP_ERR_OUTSIDE_ROOT",
+    });
+    await expect(readInsideRoot(root, join(outside, "secret.txt"))).rejects.toMatchObject({
+      code: "OCP_ERR_OUTSIDE_ROOT",
+    });
   });
 
   it("refuses directories and files over the size bound", async () => {
-    await expect(readInsideRoot(root, join(root, "docs"))).rejects.toThrow(/not a regular file|EISDIR/);
-    await expect(readInsideRoot(root, join(root, "docs", "guide.md"), 4)).rejects.toThrow(/larger than 4 bytes/);
+    await expect(readInsideRoot(root, join(root, "docs"))).rejects.toMatchObject({ code: "OCP_ERR_NOT_A_FILE" });
+    await expect(readInsideRoot(root, join(root, "docs", "guide.md"), 4)).rejects.toMatchObject({
+      code: "OCP_ERR_FILE_TOO_LARGE",
+    });
   });
 });
 

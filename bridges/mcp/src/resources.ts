@@ -9,10 +9,9 @@
  * (the provider's plugins may skip hidden or ignored files; a reader must not
  * un-skip them).
  */
-import { constants } from "node:fs";
-import { open, realpath, stat } from "node:fs/promises";
 import { extname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RootReader } from "ocp-provider/fs";
 import type { ContextFrame } from "ocp-provider/wire";
 import { MCP_ERROR_CODES, McpBridgeError } from "./errors.js";
 
@@ -64,36 +63,30 @@ function normalized(uri: string): string | undefined {
   }
 }
 
+/** True if `path` lies strictly under `root` (paths as written; the reader re-checks at read time). */
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }
 
+/** One confined reader per root: the root's real path is resolved once. */
+const readers = new Map<string, RootReader>();
+
 /**
- * Reads a regular file inside `root` and nowhere else: the last component may not be a
- * symlink (refused at open time), and the file opened must be the one the real path
- * inside the root names (same device and inode), so swapping a directory for a link
- * between the check and the open is caught.
+ * Reads a regular file inside `root` and nowhere else, through the framework's
+ * root-confined reader (the one every plugin reads with): a symlink as the last
+ * component is refused at open time, and the file opened must lie under the root's
+ * real path, so swapping a directory for a link between check and open is caught.
  */
-// TODO(merge): read through the framework's root-confined reader (ocp-provider/fs) once it is on main.
 export async function readInsideRoot(root: string, path: string, maxBytes = MAX_RESOURCE_BYTES): Promise<string> {
-  const realRoot = await realpath(root);
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    const opened = await handle.stat();
-    if (!opened.isFile()) throw new Error("not a regular file");
-    const real = await realpath(path);
-    const named = await stat(real);
-    if (!inside(realRoot, real) || named.dev !== opened.dev || named.ino !== opened.ino) {
-      throw new Error("outside the provider's root");
-    }
-    if (opened.size > maxBytes) throw new Error(`larger than ${maxBytes} bytes`);
-    const buffer = await handle.readFile();
-    if (buffer.length > maxBytes) throw new Error(`larger than ${maxBytes} bytes`);
-    return new TextDecoder("utf-8").decode(buffer);
-  } finally {
-    await handle.close();
+  let reader = readers.get(root);
+  if (reader === undefined) {
+    reader = new RootReader(root);
+    readers.set(root, reader);
   }
+  const relativePath = relative(root, path);
+  const { bytes } = await reader.readFile(relativePath, { maxBytes });
+  return new TextDecoder("utf-8").decode(bytes);
 }
 
 /** The uris the bridge has linked (the most recent `capacity`), and reading them. */
@@ -154,9 +147,9 @@ export class ResourceRegistry {
     try {
       return { uri, mimeType: entry.mimeType, text: await readInsideRoot(this.root, entry.path) };
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      const why = code === "ELOOP" ? "it is a symbolic link" : code === "ENOENT" ? "no such file" : undefined;
-      throw fail(why ?? (error as Error).message, error);
+      // A refusal's message names the path and the reason (a symlink, outside the root, too large).
+      const why = (error as { code?: string }).code === "ENOENT" ? "no such file" : (error as Error).message;
+      throw fail(why, error);
     }
   }
 
