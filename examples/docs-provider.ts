@@ -222,6 +222,8 @@ const markdown = definePlugin({
         // A root that does not exist (yet) is simply not served.
       }
     }
+    // Built now, in the background, so the first query does not wait for it (a failed build is retried then).
+    loadIndex().catch(() => {});
   },
   search(query) {
     const text = `${query.goal} ${query.query_text ?? ""}`;
