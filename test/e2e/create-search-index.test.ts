@@ -14,7 +14,7 @@ import { createTokenCounter, defineProvider, type Plugin } from "ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpSearch, isLoopback, pick } from "../../templates/search-index/http/src/adapters/http-search.js";
 import { htmlToText, lunrIndex } from "../../templates/search-index/lunr/src/adapters/lunr-index.js";
-import { ftsQuery, sqliteFts5 } from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
+import { ftsQuery, goalWords, sqliteFts5 } from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
 import { assertReferenceValid } from "../support/reference-schema.js";
 
 const PAGES = [
@@ -103,7 +103,8 @@ describe("sqliteFts5: a real FTS5 file", () => {
       await expect(ask(plugin, goal)).resolves.toBeDefined();
     }
     expect((await ask(plugin, "?!")).frames).toEqual([]);
-    expect(ftsQuery('a "b" c-d')).toBe('"a" OR "b" OR "c" OR "d"');
+    expect(ftsQuery(goalWords('how a "bb" cc-dd'), "OR")).toBe('"bb" OR "cc" OR "dd"');
+    expect(ftsQuery(goalWords("Rollback deploy rollback"), "AND")).toBe('"rollback" "deploy"');
   });
 
   it("names a missing table, a plain table or a missing column instead of failing at a query", async () => {

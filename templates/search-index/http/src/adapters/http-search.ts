@@ -5,6 +5,14 @@
  *
  * `egress` tells the truth about where queries go: true unless the endpoint is on this
  * machine (loopback). Put it in the provider's `dataFlow` so hosts ask for consent.
+ *
+ * The engine ranks; this adapter only holds its hits to the same floor as the other
+ * adapters: a hit must hold 40% of the goal's words, stop words aside
+ * (`minCoverage`), so an off-topic goal gets no frames, and scores are in [0, 1]:
+ * `y / (1 + y)` of `y = words held × the engine's score / words²`, as the lunr and FTS5
+ * adapters do with their BM25 (without a score field, the share of words held over
+ * `1 + rank`). An engine that matches by meaning (vectors, synonyms) returns hits that
+ * need not share a word with the goal: set `minCoverage: 0` for it.
  * This file is yours: edit it freely.
  */
 import { type Candidate, type ContextQuery, definePlugin, type FrameKind, type Plugin, UserError } from "ocp-provider";
@@ -42,6 +50,8 @@ export interface HttpSearchOptions {
   kind?: FrameKind;
   /** Most hits offered to the packer per query; default 50. */
   limit?: number;
+  /** The share of the goal's words (stop words aside) a hit's title and content must hold to be offered; default 0.4 (two words of three, of four or of five). */
+  minCoverage?: number;
 }
 
 /** A plugin over an HTTP search endpoint, with `egress`: whether its queries leave this machine. */
@@ -55,14 +65,16 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
   const limit = options.limit ?? 50;
   const maxBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
   const byScore = options.fields.score !== undefined;
+  const minCoverage = options.minCoverage ?? 0.4;
 
   const plugin = definePlugin({
     name: options.name ?? "search-index",
     kinds: [options.kind ?? "doc"],
-    // Engines' scores (BM25 and friends) are unbounded; without a score field, rank gives a unit score.
-    scores: byScore ? "unbounded" : "unit",
     async search(query, { signal }) {
       const text = query.query_text ?? query.goal;
+      const words = goalWords(text);
+      // A goal of stop words alone asks about nothing; with no floor, the engine decides.
+      if (words.length === 0 && minCoverage > 0) return [];
       const request = options.request?.(text, query) ?? defaultRequest(base, options.param ?? "q", text);
       const url = new URL(request.url, base);
       const where = url.host;
@@ -100,28 +112,93 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
         throw new UserError(`the search endpoint at ${where} answered JSON without an array of hits at '${hitsPath}'`);
       }
       const candidates: Candidate[] = [];
+      let belowFloor = 0;
       hits.forEach((hit, rank) => {
         if (candidates.length === limit) return;
         const content = asText(pick(hit, options.fields.content));
         if (content === undefined || content.trim() === "") return;
         const uri = asText(pick(hit, options.fields.uri));
         const title = asText(pick(hit, options.fields.title));
+        const held = wordsHeld(words, `${title ?? ""}\n${content}`);
+        if (held < minCoverage * words.length) {
+          belowFloor++;
+          return;
+        }
         const id = asText(pick(hit, options.fields.id));
         const score = Number(pick(hit, options.fields.score));
         candidates.push({
           id: id ?? uri,
           content,
-          relevance: byScore ? (Number.isFinite(score) && score > 0 ? score : 0) : 1 / (1 + rank),
+          relevance: byScore
+            ? relevance(held, words.length, Number.isFinite(score) && score > 0 ? score : 0)
+            : (words.length === 0 ? 1 : held / words.length) / (1 + rank),
           title,
           citationLabel: uri ?? title,
           uri,
           provenance: [{ type: "search-index", uri }],
         });
       });
-      return { candidates, omitted: Math.max(0, hits.length - candidates.length) };
+      // The engine's score weighed by the share of the goal's words held; ties keep its order (sort is stable).
+      candidates.sort((a, b) => b.relevance - a.relevance);
+      return { candidates, omitted: Math.max(0, hits.length - candidates.length - belowFloor) };
     },
   });
   return Object.freeze({ ...plugin, egress });
+}
+
+/**
+ * The part of a score that is the share of the goal's words held alone: a real hit never
+ * shows as 0.00, even where the engine weighs its words about 0 (FTS5 does for words in
+ * more than half of the rows), and hits weighed alike keep the engine's order.
+ */
+const MIN_SHARE = 0.05;
+
+/**
+ * A score in [0, 1] comparable with the other adapters': `y / (1 + y)` with
+ * `y = held × score / words²` (the engine's score, BM25 for most), plus `MIN_SHARE` ×
+ * the share of words held. A goal of stop words alone (allowed only with `minCoverage: 0`)
+ * leaves the engine's score as it is.
+ */
+function relevance(held: number, words: number, score: number): number {
+  const y = words === 0 ? score : (held * score) / (words * words);
+  return (words === 0 ? 0 : (MIN_SHARE * held) / words) + (1 - MIN_SHARE) * (y / (1 + y));
+}
+
+/**
+ * Words that say how a goal is asked, not what it is about: a hit holding "how" and
+ * "are" is no answer to "how are token costs counted".
+ */
+const STOP = new Set(
+  `a about after all also am an and any are as at be been but by can could did do does doing each every find for
+  from get gets got had has have help how i if in into is it its just let like many may me might more most much my
+  need no not of on one only or other our please should show so some such tell than that the their them then there
+  these they thing things this those to too us use using very via want was way we were what when where whether
+  which while who whom why will with would you your`.split(/\s+/),
+);
+
+/** Folds the common English endings, so "counted", "counts" and "counting" meet "count". */
+function stem(word: string): string {
+  if (word.length > 5 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
+  if (word.length > 4 && word.endsWith("ed")) return word.slice(0, -2);
+  if (word.length > 4 && /(ss|sh|ch|x)es$/.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
+const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** A goal's distinct words, stemmed, stop words and single letters (the s of "today's") dropped. */
+function goalWords(text: string): string[] {
+  const kept = wordsOf(text).filter((word) => !STOP.has(word) && (word.length > 1 || /\d/.test(word)));
+  return [...new Set(kept.map(stem))];
+}
+
+/** How many of the goal's words a text holds: the same stem, or for words of five letters or more, a prefix. */
+function wordsHeld(words: readonly string[], text: string): number {
+  const have = new Set(wordsOf(text).map(stem));
+  const list = [...have];
+  return words.filter((word) => have.has(word) || (word.length >= 5 && list.some((h) => h.startsWith(word)))).length;
 }
 
 function defaultRequest(base: URL, param: string, text: string): HttpSearchRequest {

@@ -3,8 +3,14 @@
  * mkdocs-material) build — `{ config, docs: [{ location, title, text }], index? }` —
  * or any serialized lunr index (`lunr.Index#toJSON()`) with its documents beside it.
  *
- * Searching is lunr's own (BM25 with its stemmer and stop words), so the frames rank
- * the way the site's search box does. This file is yours: edit it freely.
+ * Searching is lunr's own (BM25 with its stemmer), so the frames rank much the way the
+ * site's search box does, with three differences that matter to an agent: stop words
+ * ("how", "are", "a") are dropped from the goal, only words of five letters or more also
+ * match as prefixes (`a*` would match everything), and a page must hold 40% of the goal's
+ * words to be offered at all (`minCoverage`), so an off-topic goal gets no frames instead
+ * of confident ones. Scores are in [0, 1], `y / (1 + y)` of
+ * `y = words held × lunr's score / words²` (see {@link relevance}). This file is yours:
+ * edit it freely.
  */
 import { readFile } from "node:fs/promises";
 import lunr from "lunr";
@@ -26,6 +32,8 @@ export interface LunrIndexOptions {
   kind?: FrameKind;
   /** Most hits offered to the packer per query; default 50. */
   limit?: number;
+  /** The share of the goal's words (stop words aside) a page must hold to be offered; default 0.4 (two words of three, of four or of five). */
+  minCoverage?: number;
 }
 
 interface Doc {
@@ -44,34 +52,97 @@ interface Loaded {
 export function lunrIndex(options: LunrIndexOptions): Plugin {
   const fields = { ref: "location", title: "title", content: "text", ...options.fields };
   const limit = options.limit ?? 50;
+  const minCoverage = options.minCoverage ?? 0.4;
   let loaded: Loaded | undefined;
 
   return definePlugin({
     name: options.name ?? "search-index",
     kinds: [options.kind ?? "doc"],
-    scores: "unbounded", // lunr scores are BM25: any non-negative number
     async setup() {
       loaded = await load(options, fields);
     },
     search(query) {
       if (loaded === undefined) return [];
       const { index, docs, separator } = loaded;
-      const terms = withSeparator(separator, () => lunr.tokenizer(query.query_text ?? query.goal));
-      if (terms.length === 0) return [];
+      const words = goalWords(withSeparator(separator, () => lunr.tokenizer(query.query_text ?? query.goal)));
+      if (words.length === 0) return [];
       // Built, not parsed: a goal such as "fix: title:foo ~2" must not be lunr query syntax.
       const hits = index.query((q) => {
-        q.term(terms, { boost: 10 });
-        q.term(terms, { boost: 1, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
+        for (const word of words) {
+          q.term(word.token, { boost: 10 });
+          if (word.prefix) q.term(word.token, { boost: 1, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
+        }
       });
-      // Hits whose document is missing or empty are never offered, so they are not "omitted" either.
-      const usable = hits.filter((hit) => (docs.get(hit.ref)?.text.trim() ?? "") !== "");
-      const candidates = usable
-        .slice(0, limit)
-        .map((hit) => toCandidate(docs.get(hit.ref) as Doc, hit.score, docs, options.baseUrl));
+      // Hits whose document is missing or empty, or that hold too few of the goal's words,
+      // are never offered, so they are not "omitted" either.
+      const usable: Candidate[] = [];
+      for (const hit of hits) {
+        const doc = docs.get(hit.ref);
+        if (doc === undefined || doc.text.trim() === "") continue;
+        const held = wordsHeld(words, Object.keys(hit.matchData.metadata));
+        if (held < minCoverage * words.length) continue;
+        usable.push(toCandidate(doc, relevance(held, words.length, hit.score), docs, options.baseUrl));
+      }
+      // lunr's order, weighed by the share of the goal's words held; ties keep lunr's order (sort is stable).
+      usable.sort((a, b) => b.relevance - a.relevance);
+      const candidates = usable.slice(0, limit);
       return { candidates, omitted: usable.length - candidates.length };
     },
   });
 }
+
+/** Words of five letters or more also match as prefixes ("escal" finds "escalate"); shorter ones would match too much. */
+const PREFIX_MIN_LENGTH = 5;
+
+/** A goal's word: the token lunr searches, the term its stemmer makes of it, and whether it matches prefixes. */
+interface GoalWord {
+  token: lunr.Token;
+  stem: string;
+  text: string;
+  prefix: boolean;
+}
+
+/** The goal's distinct words, stop words dropped (lunr's list and a few ways of asking). */
+function goalWords(tokens: lunr.Token[]): GoalWord[] {
+  const seen = new Map<string, GoalWord>();
+  for (const token of tokens) {
+    const text = token.toString().toLowerCase();
+    if (text === "" || STOP.has(text) || lunr.stopWordFilter(token) === undefined) continue;
+    const stem = lunr.stemmer(token.clone()).toString();
+    if (!seen.has(stem)) seen.set(stem, { token, stem, text, prefix: text.length >= PREFIX_MIN_LENGTH });
+  }
+  return [...seen.values()];
+}
+
+/** How many of the goal's words a hit holds, from the index terms lunr matched in it. */
+function wordsHeld(words: GoalWord[], matched: string[]): number {
+  return words.filter(
+    (word) => matched.includes(word.stem) || (word.prefix && matched.some((term) => term.startsWith(word.text))),
+  ).length;
+}
+
+/**
+ * The part of a score that is the share of the goal's words held alone: a real hit never
+ * shows as 0.00, even where the engine weighs its words about 0 (FTS5 does for words in
+ * more than half of the rows), and hits weighed alike keep the engine's order.
+ */
+const MIN_SHARE = 0.05;
+
+/**
+ * A score in [0, 1] that means the same in any index: `y / (1 + y)` with
+ * `y = held × bm25 / words²`, so a page holding every word of the goal scores by the
+ * BM25 weight of one word, however long the goal, and one holding half of them a quarter
+ * of it; plus `MIN_SHARE` × the share of words held, so that no real hit scores 0.
+ */
+function relevance(held: number, words: number, bm25: number): number {
+  const y = (held * bm25) / (words * words);
+  return (MIN_SHARE * held) / words + (1 - MIN_SHARE) * (y / (1 + y));
+}
+
+/** Ways of asking lunr's stop word list lets through: they say how a goal is asked, not what about. */
+const STOP = new Set(
+  "also doing find gets help many much need one please show tell thing things use using want way".split(" "),
+);
 
 function toCandidate(doc: Doc, score: number, docs: Map<string, Doc>, baseUrl: string | undefined): Candidate {
   // mkdocs indexes each page and each of its sections; a section's location is `page/#anchor`.

@@ -3,6 +3,13 @@
  * columns hold the text, the title and the link, and each query becomes an FTS5
  * `MATCH` ranked by `bm25()`. The database is opened read-only; nothing is written.
  *
+ * The goal's words, stop words ("how", "are", "the") dropped, are first searched all
+ * together (AND); only when that leaves room, rows holding some of them follow (OR), and
+ * a row must hold 40% of them to be offered at all (`minCoverage`), so an off-topic goal
+ * gets no frames. Scores are in [0, 1], `y / (1 + y)` of
+ * `y = words held × -bm25() / words²` (see {@link relevance}): bm25 orders, weighed by
+ * the share of the goal's words a row holds.
+ *
  * This file is yours: edit it freely (a JOIN to a content table, a snippet() column, ...).
  */
 import { fileURLToPath } from "node:url";
@@ -30,43 +37,64 @@ export interface SqliteFts5Options {
   kind?: FrameKind;
   /** Most rows offered to the packer per query; default 50. */
   limit?: number;
+  /** The share of the goal's words (stop words aside) a row must hold to be offered; default 0.4 (two words of three, of four or of five). */
+  minCoverage?: number;
 }
 
 /** A plugin answering queries from an SQLite FTS5 table (see the file comment). */
 export function sqliteFts5(options: SqliteFts5Options): Plugin {
   const limit = options.limit ?? 50;
+  const minCoverage = options.minCoverage ?? 0.4;
   const name = options.name ?? "search-index";
   let db: Database.Database | undefined;
-  let statement: Database.Statement<[string, number], Record<string, unknown>> | undefined;
+  let search: Database.Statement<[string, number], Row> | undefined;
+  let holding: Database.Statement<[string, string], { rowid: number }> | undefined;
 
   return definePlugin({
     name,
     kinds: [options.kind ?? "doc"],
-    scores: "unbounded", // bm25() is unbounded; we negate it, since FTS5 ranks better matches lower
     setup() {
       db = new Database(options.file instanceof URL ? fileURLToPath(options.file) : options.file, {
         readonly: true,
         fileMustExist: true,
       });
       checkTable(db, options);
-      const { table, columns } = options;
+      const { columns } = options;
+      const table = quote(options.table);
+      const rank = `bm25(${table})`;
       const select = [
         `rowid AS "rowid"`,
         `${quote(columns.content)} AS "content"`,
         columns.title === undefined ? `NULL AS "title"` : `${quote(columns.title)} AS "title"`,
         columns.uri === undefined ? `NULL AS "uri"` : `${quote(columns.uri)} AS "uri"`,
-        `-bm25(${quote(table)}) AS "relevance"`,
+        `-${rank} AS "bm25"`,
       ];
-      statement = db.prepare(
-        `SELECT ${select.join(", ")} FROM ${quote(table)} WHERE ${quote(table)} MATCH ? ORDER BY bm25(${quote(table)}) LIMIT ?`,
+      search = db.prepare(`SELECT ${select.join(", ")} FROM ${table} WHERE ${table} MATCH ? ORDER BY ${rank} LIMIT ?`);
+      // Which of the rows found by any word hold a given word: one indexed lookup per word.
+      holding = db.prepare(
+        `SELECT rowid AS "rowid" FROM ${table} WHERE ${table} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
       );
     },
     search(query) {
-      if (statement === undefined) return [];
-      const match = ftsQuery(query.query_text ?? query.goal);
-      if (match === undefined) return [];
+      if (search === undefined || holding === undefined) return [];
+      const words = goalWords(query.query_text ?? query.goal);
+      if (words.length === 0) return [];
+      const all = search.all(ftsQuery(words, "AND"), limit);
+      const found: { row: Row; held: number }[] = all.map((row) => ({ row, held: words.length }));
+      if (words.length > 1 && all.length < limit) {
+        const seen = new Set(all.map((row) => row.rowid));
+        const some = search.all(ftsQuery(words, "OR"), limit + all.length).filter((row) => !seen.has(row.rowid));
+        const ids = JSON.stringify(some.map((row) => row.rowid));
+        const held = new Map<number, number>();
+        for (const word of words) {
+          for (const { rowid } of holding.all(ftsQuery([word], "AND"), ids))
+            held.set(rowid, (held.get(rowid) ?? 0) + 1);
+        }
+        for (const row of some) found.push({ row, held: held.get(row.rowid) ?? 0 });
+      }
       const candidates: Candidate[] = [];
-      for (const row of statement.all(match, limit)) {
+      for (const { row, held } of found) {
+        if (held < minCoverage * words.length || candidates.length === limit) continue;
         const content = row.content === null || row.content === undefined ? "" : String(row.content);
         if (content.trim() === "") continue;
         const uri = typeof row.uri === "string" && row.uri !== "" ? row.uri : undefined;
@@ -74,14 +102,16 @@ export function sqliteFts5(options: SqliteFts5Options): Plugin {
         candidates.push({
           id: String(row.rowid),
           content,
-          relevance: Math.max(0, Number(row.relevance)),
+          relevance: relevance(held, words.length, Math.max(0, Number(row.bm25))),
           title: title ?? `${options.table} row ${row.rowid}`,
           citationLabel: uri ?? title ?? `${options.table} row ${row.rowid}`,
           uri,
           provenance: [{ type: "search-index", uri: uri ?? `sqlite:${options.table}/${row.rowid}` }],
         });
       }
-      return candidates;
+      // bm25 weighed by the share of words held; rows holding every word were found first, so
+      // the fallback never crowds them out of the limit.
+      return candidates.sort((a, b) => b.relevance - a.relevance);
     },
     close() {
       db?.close();
@@ -89,14 +119,59 @@ export function sqliteFts5(options: SqliteFts5Options): Plugin {
   });
 }
 
+/** A row as the search statement selects it. */
+interface Row {
+  rowid: number;
+  content: unknown;
+  title: unknown;
+  uri: unknown;
+  bm25: number;
+}
+
 /**
- * Turns free text into an FTS5 query: each word quoted (so `-`, `:`, `NEAR`, `*` and
- * quotes in a goal are text, never query syntax) and OR-ed, so bm25 ranks documents
- * by how many of the words they hold and how rare those are.
+ * The part of a score that is the share of the goal's words held alone: a real hit never
+ * shows as 0.00, even where the engine weighs its words about 0 (FTS5 does for words in
+ * more than half of the rows), and hits weighed alike keep the engine's order.
  */
-export function ftsQuery(text: string): string | undefined {
-  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])].slice(0, 32);
-  return words.length === 0 ? undefined : words.map((word) => `"${word}"`).join(" OR ");
+const MIN_SHARE = 0.05;
+
+/**
+ * A score in [0, 1] that means the same in any table: `y / (1 + y)` with
+ * `y = held × bm25 / words²`, so a row holding every word of the goal scores by the
+ * bm25 weight of one word, however long the goal, and one holding half of them a quarter
+ * of it; plus `MIN_SHARE` × the share of words held, so that no real hit scores 0.
+ */
+function relevance(held: number, words: number, bm25: number): number {
+  const y = (held * bm25) / (words * words);
+  return (MIN_SHARE * held) / words + (1 - MIN_SHARE) * (y / (1 + y));
+}
+
+/**
+ * Words that say how a goal is asked, not what it is about: a row holding "how" and
+ * "are" is no answer to "how are token costs counted".
+ */
+const STOP = new Set(
+  `a about after all also am an and any are as at be been but by can could did do does doing each every find for
+  from get gets got had has have help how i if in into is it its just let like many may me might more most much my
+  need no not of on one only or other our please should show so some such tell than that the their them then there
+  these they thing things this those to too us use using very via want was way we were what when where whether
+  which while who whom why will with would you your`.split(/\s+/),
+);
+
+/** A goal's distinct words, lower-cased, stop words and single letters (the s of "today's") dropped; at most 32. */
+export function goalWords(text: string): string[] {
+  const words = (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter(
+    (word) => !STOP.has(word) && (word.length > 1 || /\d/.test(word)),
+  );
+  return [...new Set(words)].slice(0, 32);
+}
+
+/**
+ * Turns words into an FTS5 query: each quoted (so `-`, `:`, `NEAR`, `*` and quotes in a
+ * goal are text, never query syntax), and joined to match rows holding all of them or any.
+ */
+export function ftsQuery(words: readonly string[], join: "AND" | "OR"): string {
+  return words.map((word) => `"${word.replaceAll('"', '""')}"`).join(join === "AND" ? " " : " OR ");
 }
 
 /** A clear error now beats an SQLite error at the first query. */
