@@ -280,6 +280,16 @@ describe("bounds", () => {
     checkHonest(result, 20_000);
   });
 
+  it("answers a goal holding words of 7,000 characters and 200 KiB from its other terms", async () => {
+    const on = provider();
+    const plain = await ask(on, { goal: "budget parseConfigFile packer" });
+    expect(plain.frames.length).toBeGreaterThan(0);
+    const long = await ask(on, {
+      goal: `budget ${"x".repeat(7000)} parseConfigFile ${"y".repeat(200 * 1024)} packer ${"Zq".repeat(5000)}`,
+    });
+    expect(long).toEqual(plain);
+  });
+
   it("caps snippets per file and never ships a line over the line limit", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ocp-rg-cap-"));
     scratch.push(dir);
