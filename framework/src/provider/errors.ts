@@ -25,6 +25,11 @@ export const ERROR_CODES = {
   MODULE_LOAD: "OCP_ERR_MODULE_LOAD",
   /** A command-line argument is missing or malformed. */
   USAGE: "OCP_ERR_USAGE",
+  /**
+   * A plugin refused a query without searching because it is at capacity (its queue is
+   * full, or no search slot freed in time). On the wire: the `error` message starts with it.
+   */
+  BUSY: "OCP_ERR_BUSY",
 } as const;
 
 /** One of {@link ERROR_CODES}. */
