@@ -146,7 +146,14 @@ export function ripgrep(options: RipgrepOptions): Plugin {
         maxCandidates: Math.min(1000, Math.max(20, query.max_frames * 4)),
       };
       // Taken before anything is awaited, so queries get slots in the order they arrived.
-      return search(resolved, binary, slots.acquire(ctx.signal), plan, ctx);
+      // ctx.signal is made on first read: a query refused or served at once never needs one here.
+      return search(
+        resolved,
+        binary,
+        slots.acquire(() => ctx.signal),
+        plan,
+        ctx,
+      );
     },
   });
 }

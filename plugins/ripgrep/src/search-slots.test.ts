@@ -116,6 +116,28 @@ describe("SearchSlots", () => {
     await expect(on.acquire(AbortSignal.abort(new Error("already gone")))).rejects.toThrow("already gone");
   });
 
+  it("reads a signal getter only for a query that has to wait", async () => {
+    const on = slots(1, 1);
+    let reads = 0;
+    const signal = () => {
+      reads++;
+      return new AbortController().signal;
+    };
+    const first = await on.acquire(signal); // granted at once
+    const waiting = on.acquire(signal); // waits
+    await expect(on.acquire(signal)).rejects.toBeInstanceOf(BusyError); // refused at once
+    expect(reads).toBe(1);
+    first();
+    (await waiting)();
+    // A refusal carries no stack: it is not a bug, and capturing one cost more than the rest of the refusal.
+    const full = slots(1, 0);
+    await full.acquire();
+    const refused = (await full.acquire().catch((error: Error) => error)) as BusyError;
+    expect(refused).toBeInstanceOf(BusyError);
+    expect(refused.stack?.split("\n")).toEqual([`BusyError: ${refused.message}`]);
+    expect(Error.stackTraceLimit).toBeGreaterThan(0);
+  });
+
   it("keeps every bound under any interleaving of acquires, releases and aborts", async () => {
     const op = fc.oneof(
       fc.record({ type: fc.constant("acquire" as const), abortable: fc.boolean() }),

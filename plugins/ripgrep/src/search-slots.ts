@@ -35,6 +35,22 @@ export class BusyError extends UserError {
   }
 }
 
+/**
+ * A {@link BusyError} without a stack trace. A refusal is not a bug, so its stack says
+ * nothing; capturing one (and formatting it, when the framework logs the error) was
+ * most of the cost of refusing a query, and a host that pipelines 10,000 queries makes
+ * the provider refuse thousands at once, on the event loop its running searches need.
+ */
+function busy(message: string): BusyError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new BusyError(message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 interface Waiter {
   /** When it started waiting, on the monotonic clock. */
   readonly since: number;
@@ -74,10 +90,10 @@ export class SearchSlots {
   /**
    * Takes a slot: at once when one is free and nobody waits, else after every earlier
    * caller. Rejects with a {@link BusyError} when the queue is full or the wait bound
-   * passes, and with the signal's reason when `signal` aborts first.
+   * passes, and with the signal's reason when `signal` aborts while waiting. `signal`
+   * may be a getter, read only if the caller has to wait.
    */
-  acquire(signal?: AbortSignal): Promise<ReleaseSlot> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+  acquire(signal?: AbortSignal | (() => AbortSignal)): Promise<ReleaseSlot> {
     const { concurrency, maxQueued } = this.#options;
     if (this.#running < concurrency && this.#waiting === 0) {
       this.#running++;
@@ -85,26 +101,29 @@ export class SearchSlots {
     }
     if (this.#waiting >= maxQueued) {
       return Promise.reject(
-        new BusyError(
+        busy(
           `${this.#options.label} is busy: ${this.#running} searches running and ${this.#waiting} waiting, ` +
             "the most it queues; nothing was searched, retry later",
         ),
       );
     }
+    // Only a query that waits needs its signal: a getter lets the caller make it only then.
+    const waitSignal = typeof signal === "function" ? signal() : signal;
+    if (waitSignal?.aborted) return Promise.reject(waitSignal.reason);
     return new Promise<ReleaseSlot>((resolve, reject) => {
       const waiter: Waiter = {
         since: performance.now(),
         resolve,
         reject,
-        signal,
+        signal: waitSignal,
         onAbort: () => {
           if (waiter.done) return;
           this.#leave(waiter);
-          reject(signal?.reason);
+          reject(waitSignal?.reason);
         },
         done: false,
       };
-      signal?.addEventListener("abort", waiter.onAbort, { once: true });
+      waitSignal?.addEventListener("abort", waiter.onAbort, { once: true });
       this.#queue.push(waiter);
       this.#waiting++;
       if (this.#timer === undefined) this.#arm();
@@ -167,7 +186,7 @@ export class SearchSlots {
   #refuse(waiter: Waiter, now: number): void {
     this.#leave(waiter);
     waiter.reject(
-      new BusyError(
+      busy(
         `${this.#options.label} is busy: no search slot came free within ${Math.round(now - waiter.since)} ms ` +
           `(${this.#running} searches running); nothing was searched, retry later`,
       ),
