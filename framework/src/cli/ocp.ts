@@ -13,10 +13,11 @@ import { renderFrames } from "./render.js";
 const USAGE = `ocp — Open Context Protocol (ocp/1.0-draft) provider tools
 
 Usage:
-  ocp serve <module> [--http [host:]port] [--token T]
+  ocp serve <module> [--http [host:]port] [--token T] [--allow-origin O ...]
       Serve the provider that <module> exports by default: over stdio (NDJSON), or
       over HTTP with --http (default host 127.0.0.1). --token (or OCP_HTTP_TOKEN)
-      requires "Authorization: Bearer T".
+      requires "Authorization: Bearer T". Requests from web pages are refused unless
+      --allow-origin names their origin (https://app.example; repeat for more).
   ocp query <module> "<goal>" [--max-tokens N] [--max-frames N] [--kinds k,..]
             [--query-text T] [--anchors a,..] [--as-of T] [--json]
       Run one query in-process and print the frames (or the result as JSON).
@@ -60,7 +61,11 @@ async function serveCommand(args: string[]): Promise<void> {
     parseArgs({
       args,
       allowPositionals: true,
-      options: { http: { type: "string" }, token: { type: "string" } },
+      options: {
+        http: { type: "string" },
+        token: { type: "string" },
+        "allow-origin": { type: "string", multiple: true },
+      },
     }),
   );
   const [module] = positionals;
@@ -70,8 +75,15 @@ async function serveCommand(args: string[]): Promise<void> {
     http = parseListenAddress(values.http);
     if (http === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
   }
+  const allowedOrigins = values["allow-origin"] ?? [];
+  if (allowedOrigins.length > 0 && http === undefined) throw usageError("--allow-origin needs --http");
+  for (const origin of allowedOrigins) {
+    if (!/^https?:\/\/[^/?#\s]+\/?$/.test(origin)) {
+      throw usageError(`--allow-origin expects an origin like https://app.example, not '${origin}'`);
+    }
+  }
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
-  await serveProvider(() => loadProvider(module), { http, token: values.token });
+  await serveProvider(() => loadProvider(module), { http, token: values.token, allowedOrigins });
 }
 
 async function queryCommand(args: string[]): Promise<void> {

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   MODULE_LOAD: "OCP_ERR_MODULE_LOAD",
   /** A command-line argument is missing or malformed. */
   USAGE: "OCP_ERR_USAGE",
+  /** The HTTP transport was given an unusable option (an `allowedOrigins` entry that is not an origin). */
+  HTTP_CONFIG: "OCP_ERR_HTTP_CONFIG",
 } as const;
 
 /** One of {@link ERROR_CODES}. */
