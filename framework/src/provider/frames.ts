@@ -193,11 +193,16 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
       ? { start: candidate.range.start, end: Math.min(candidate.range.end, candidate.range.start + keptLines - 1) }
       : candidate.range;
   const lines = range !== undefined ? formatRange(range) : undefined;
-  const path = candidate.path ?? (candidate.uri !== undefined ? provider.displayPath(candidate.uri) : undefined);
   // Cleaned before the emptiness checks: a label of nothing but controls is no label.
-  const located = path !== undefined ? shown(lines !== undefined ? `${path} ${lines}` : path) : undefined;
-  const title = shown(candidate.title) ?? located ?? firstLine(content) ?? `${plugin.name} result`;
-  let citation = shown(candidate.citationLabel) ?? located ?? title;
+  let title = shown(candidate.title);
+  let citation = shown(candidate.citationLabel);
+  if (title === undefined || citation === undefined) {
+    // Only now: most plugins name both, and this builds (and scans) a fresh string.
+    const path = candidate.path ?? (candidate.uri !== undefined ? provider.displayPath(candidate.uri) : undefined);
+    const located = path !== undefined ? shown(lines !== undefined ? `${path} ${lines}` : path) : undefined;
+    title ??= located ?? firstLine(content) ?? `${plugin.name} result`;
+    citation ??= located ?? title;
+  }
   // A cut frame cites the lines it kept, also when the plugin wrote the label itself.
   if (keptLines !== undefined && lines !== undefined && candidate.citationLabel !== undefined) {
     citation = citation.replace(TRAILING_RANGE, ` ${lines}`);
