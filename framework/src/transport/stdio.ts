@@ -340,7 +340,7 @@ export async function runStdio(provider: Provider, options: RunStdioOptions = {}
   // Plugins get a short, bounded chance to close; the exit must not wait on them.
   await within(provider.close(), 200);
   // The last replies may still sit in the stream's buffer: hand them to the OS before exiting.
-  await within(stdoutFlushed(), 500);
+  await within(stdoutFlushed(), 300);
   process.exit(0);
 }
 
