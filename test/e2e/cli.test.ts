@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { exitWithin, OCP_BIN, REPO, spawnNode } from "../support/child.js";
+import { listeningUrl } from "../support/listening.js";
 import { assertReferenceValid } from "../support/reference-schema.js";
 
 const run = promisify(execFile);
@@ -99,5 +100,44 @@ describe("ocp serve", () => {
     expect(child.stderr()).toContain("noise at import");
     expect(child.stderr()).toContain("raw noise in search");
     expect(child.stderr()).toContain("warn noise");
+  });
+});
+
+describe("ocp serve --http", () => {
+  it("refuses cross-site browser requests (403, 415) and serves the origins --allow-origin names", async () => {
+    const child = spawnNode([
+      OCP_BIN,
+      "serve",
+      "examples/hello-provider.ts",
+      "--http",
+      "127.0.0.1:0",
+      "--allow-origin",
+      "https://app.example",
+    ]);
+    try {
+      const url = await listeningUrl(child, 20_000);
+      const post = (headers: Record<string, string>) =>
+        fetch(url, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" }),
+        });
+      const json = { "content-type": "application/json" };
+      expect((await post({ "content-type": "text/plain", origin: "http://evil.example" })).status).toBe(403);
+      expect((await post({ ...json, origin: "http://evil.example" })).status).toBe(403);
+      expect((await post({ "content-type": "text/plain" })).status).toBe(415);
+      expect((await post({ ...json, origin: "https://app.example" })).status).toBe(200);
+      expect((await post(json)).status).toBe(200);
+    } finally {
+      child.process.kill("SIGTERM");
+      expect((await exitWithin(child, 5000)).code).toBe(0);
+    }
+  });
+
+  it("exits 2 on an --allow-origin that is not an origin, or without --http", async () => {
+    const bad = await ocp(["serve", "examples/hello-provider.ts", "--http", "0", "--allow-origin", "app.example"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--allow-origin expects an origin/);
+    expect((await ocp(["serve", "examples/hello-provider.ts", "--allow-origin", "https://a.example"])).code).toBe(2);
   });
 });

@@ -5,11 +5,14 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assertFixtureBuilt, MISBEHAVING, startListening } from "../conformance/fixture.js";
-import { OCP_BIN, REPO } from "../support/child.js";
+import { OCP_BIN, REPO, spawnNode } from "../support/child.js";
+import { handshake, nextEnvelope } from "../support/envelopes.js";
 
 const INSPECT_BIN = fileURLToPath(new URL("../../framework/bin/ocp-inspect.js", import.meta.url));
 const run = promisify(execFile);
@@ -96,6 +99,79 @@ describe("ocp-inspect, for a person", () => {
     expect(crash.code).toBe(1);
     expect(crash.stdout).toMatch(/no frames: .*the provider exited \(code 1\)/);
     expect(crash.stdout).toMatch(/^ {2}\| Error: misbehaving provider crashed on a query$/m);
+  });
+});
+
+describe("ocp-inspect on a provider that cannot start", () => {
+  const REASON = "cannot open the index: permission denied";
+  it.each([
+    ["exits at once", [process.execPath, "-e", `console.error(${JSON.stringify(REASON)}); process.exit(3)`]],
+    ["is no command at all", ["/nonexistent/ocp-provider-command"]],
+  ])(
+    "reports it once on the handshake and marks every other check not run, when the command %s",
+    async (_, command) => {
+      const { code, stdout } = await node([INSPECT_BIN, "stdio", "--", ...command]);
+      expect(code).toBe(1);
+      const lines = stdout.split("\n");
+      const failed = lines.filter((line) => line.startsWith(" ✗"));
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatch(
+        /^ ✗ handshake +(the provider exited \(code 3\); stderr: cannot open the index|could not start)/,
+      );
+      const notRun = lines.filter((line) => line.startsWith(" · "));
+      expect(notRun).toHaveLength(12);
+      for (const line of notRun) expect(line).toMatch(/^ · [\w-]+ +not run: the provider never answered a handshake/);
+      // The reason, once (the first line names the command, which holds it too).
+      expect(lines.slice(1).join("\n").split(REASON).length - 1).toBeLessThanOrEqual(1);
+      expect(stdout).toMatch(
+        /^NOT CONFORMANT: the provider over stdio failed handshake \(0 passed, 1 failed, 12 not run, 3 skipped/m,
+      );
+
+      const json = JSON.parse((await node([INSPECT_BIN, "stdio", "--json", "--", ...command])).stdout);
+      expect(json.conformant).toBe(false);
+      const statuses = json.checks.map((check: { status: string }) => check.status);
+      expect(statuses.filter((status: string) => status === "not-run")).toHaveLength(12);
+    },
+  );
+});
+
+describe("ocp-inspect on a URL where nothing listens", () => {
+  it("reports the refused connection once on the handshake and marks the checks that need the server not run", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const { code, stdout } = await node([INSPECT_BIN, "http", `http://127.0.0.1:${port}/`]);
+    expect(code).toBe(1);
+    const lines = stdout.split("\n");
+    expect(lines.filter((line) => line.startsWith(" ✗"))).toEqual([expect.stringMatching(/^ ✗ handshake /)]);
+    expect(lines.filter((line) => line.startsWith(" · "))).toHaveLength(10);
+    expect(stdout).toMatch(/failed handshake \(0 passed, 1 failed, 10 not run, 5 skipped/);
+  });
+});
+
+describe("ocp-inspect evidence", () => {
+  it("shortens a provider's messages at a word boundary, with an ellipsis", async () => {
+    const provider = [process.execPath, OCP_BIN, "serve", "examples/hello-provider.ts"];
+    // The full message the provider gives the malformed-input check's invalid query.
+    const child = spawnNode(provider.slice(1));
+    await handshake(child);
+    child.send({
+      type: "query",
+      query: { goal: "", kinds: ["image"], anchors: "none", max_frames: -1, max_tokens: "many" },
+    });
+    const full = String((await nextEnvelope(child)).message);
+    child.process.kill();
+    expect(full.length).toBeGreaterThan(100); // long enough to be shortened
+
+    const { stdout } = await node([INSPECT_BIN, "stdio", "--", ...provider]);
+    const line = stdout.split("\n").find((text) => text.includes("malformed-input-tolerance")) ?? "";
+    const shown = /an invalid query \(wrong types, unknown kind\) → error '([^']*)'/.exec(line)?.[1];
+    expect(shown, line).toBeDefined();
+    expect(shown?.endsWith("…"), shown).toBe(true);
+    const kept = (shown as string).slice(0, -1);
+    expect(full.startsWith(kept), `${kept} | ${full}`).toBe(true);
+    expect(full[kept.length], `cut inside a word: '${kept}' of '${full}'`).toMatch(/[\s,;:]/);
   });
 });
 

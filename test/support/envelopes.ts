@@ -33,13 +33,14 @@ export function handshake(child: Child, { protocolVersion = PROTOCOL_VERSION, ti
 }
 
 /**
- * POSTs `body` (a value as JSON, a string as is) to a provider's HTTP endpoint and
- * throws unless the response body is an envelope valid under the reference schema.
+ * POSTs `body` (a value as JSON, a string as is) as `application/json` (unless `headers`
+ * say otherwise) to a provider's HTTP endpoint and throws unless the response body is an
+ * envelope valid under the reference schema.
  */
 export async function postEnvelope(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
     method: "POST",
-    headers,
+    headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const message = JSON.parse(await response.text());

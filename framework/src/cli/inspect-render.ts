@@ -1,6 +1,6 @@
 /**
  * What `ocp inspect` prints for a person: the sample query's frames, the
- * provider's stderr, one line per check (✓ / ✗ / –) with its evidence, and a verdict.
+ * provider's stderr, one line per check (✓ / ✗ / – / ·) with its evidence, and a verdict.
  * Frames are read defensively: a misbehaving provider's score may be a string.
  */
 import pc from "picocolors";
@@ -59,12 +59,12 @@ function renderFrames(frames: unknown[], budget: number, c: Colors, lines: strin
   lines.push(`  ${total > budget ? c.red(`${summary} — over budget`) : summary}`);
 }
 
-const MARKS = { pass: "✓", fail: "✗", skip: "–" } as const;
+const MARKS = { pass: "✓", fail: "✗", skip: "–", "not-run": "·" } as const;
 
 /** One line per check, then the verdict line. */
 export function renderReport(report: ConformanceReport, color: boolean): string {
   const c = pc.createColors(color);
-  const paint = { pass: c.green, fail: c.red, skip: c.dim } as const;
+  const paint = { pass: c.green, fail: c.red, skip: c.dim, "not-run": c.yellow } as const;
   const width = Math.max(...report.checks.map((check) => check.name.length));
   const who = report.provider ? `${report.provider.name} ${report.provider.version}` : "the provider";
   const lines = [c.bold(`ocp inspect · ${report.transport} · ${report.target}`)];
@@ -75,7 +75,8 @@ export function renderReport(report: ConformanceReport, color: boolean): string 
     );
   }
   const count = (status: keyof typeof MARKS) => report.checks.filter((check) => check.status === status).length;
-  const tally = `${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped in ${(report.durationMs / 1000).toFixed(1)} s`;
+  const notRun = count("not-run") > 0 ? `, ${count("not-run")} not run` : "";
+  const tally = `${count("pass")} passed, ${count("fail")} failed${notRun}, ${count("skip")} skipped in ${(report.durationMs / 1000).toFixed(1)} s`;
   const failed = report.checks.filter((check) => check.status === "fail").map((check) => check.name);
   lines.push(
     report.conformant

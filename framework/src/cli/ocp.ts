@@ -15,10 +15,11 @@ import { renderFrames } from "./render.js";
 const USAGE = `ocp — Open Context Protocol (ocp/1.0-draft) provider tools
 
 Usage:
-  ocp serve <module> [--http [host:]port] [--token T]
+  ocp serve <module> [--http [host:]port] [--token T] [--allow-origin O ...]
       Serve the provider that <module> exports by default: over stdio (NDJSON), or
       over HTTP with --http (default host 127.0.0.1). --token (or OCP_HTTP_TOKEN)
-      requires "Authorization: Bearer T".
+      requires "Authorization: Bearer T". Requests from web pages are refused unless
+      --allow-origin names their origin (https://app.example; repeat for more).
   ocp mcp <module> [--http [host:]port] [--token T] [--allow-egress] [--tool-name NAME]
       Serve the provider to MCP clients (one get_context tool; stdio, or streamable
       HTTP at /mcp with --http). Needs the package ocp-provider-mcp. A provider that
@@ -66,7 +67,11 @@ async function serveCommand(args: string[]): Promise<void> {
     parseArgs({
       args,
       allowPositionals: true,
-      options: { http: { type: "string" }, token: { type: "string" } },
+      options: {
+        http: { type: "string" },
+        token: { type: "string" },
+        "allow-origin": { type: "string", multiple: true },
+      },
     }),
   );
   const [module] = positionals;
@@ -76,8 +81,15 @@ async function serveCommand(args: string[]): Promise<void> {
     http = parseListenAddress(values.http);
     if (http === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
   }
+  const allowedOrigins = values["allow-origin"] ?? [];
+  if (allowedOrigins.length > 0 && http === undefined) throw usageError("--allow-origin needs --http");
+  for (const origin of allowedOrigins) {
+    if (!/^https?:\/\/[^/?#\s]+\/?$/.test(origin)) {
+      throw usageError(`--allow-origin expects an origin like https://app.example, not '${origin}'`);
+    }
+  }
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
-  await serveProvider(() => loadProvider(module), { http, token: values.token });
+  await serveProvider(() => loadProvider(module), { http, token: values.token, allowedOrigins });
 }
 
 /** `ocp mcp`: the bridge package is loaded only now, so the core never depends on it. */

@@ -7,6 +7,8 @@
  * Each verdict looks only at its own invariant, across every reply of the run, so
  * a provider that breaks one rule fails exactly one check.
  */
+
+import { clip } from "../host/clip.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { Reply } from "./session.js";
 import type { CheckName, CheckResult } from "./types.js";
@@ -48,13 +50,13 @@ export function framesOf(reply: Reply): RawFrame[] | undefined {
 export function nameFrame(frame: RawFrame, index: number): string {
   const title = typeof frame.title === "string" && frame.title.trim() !== "" ? frame.title : undefined;
   const label = title ?? (typeof frame.id === "string" ? `id ${frame.id}` : "untitled");
-  return `frame ${index + 1} '${label.length > 60 ? `${label.slice(0, 57)}…` : label}'`;
+  return `frame ${index + 1} '${clip(label, 60)}'`;
 }
 
 /** Why a reply is not frames: the reason it failed, or the error message it carried. */
 export function whyNotFrames(reply: Reply): string {
   if (!reply.ok) return reply.reason;
-  if (reply.type === "error") return `answered with error: '${String(reply.envelope.message).slice(0, 160)}'`;
+  if (reply.type === "error") return `answered with error: '${clip(String(reply.envelope.message), 160)}'`;
   return `answered with '${reply.type}' instead of frames`;
 }
 

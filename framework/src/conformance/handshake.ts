@@ -2,6 +2,8 @@
  * The handshake check (H1, H2), shared by both suites, and what a suite is given
  * and gives back.
  */
+
+import { clip } from "../host/clip.js";
 import type { TokenCounter } from "../tokens/counter.js";
 import type { ProviderInfo } from "../wire/schemas.js";
 import { majorFamily, PROTOCOL_VERSION, versionsCompatible } from "../wire/version.js";
@@ -42,7 +44,7 @@ export function handshakeVerdict(reply: Reply, elapsedMs: number): { check: Chec
   const name = "handshake";
   if (!reply.ok) return { check: { name, status: "fail", evidence: reply.reason } };
   if (reply.type !== "handshake_ack") {
-    const detail = reply.type === "error" ? `: '${String(reply.envelope.message).slice(0, 160)}'` : "";
+    const detail = reply.type === "error" ? `: '${clip(String(reply.envelope.message), 160)}'` : "";
     return { check: { name, status: "fail", evidence: `answered the handshake with '${reply.type}'${detail} (H1)` } };
   }
   const envelope = reply.envelope as {

@@ -6,6 +6,7 @@
  */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { clip } from "../host/clip.js";
 import { PROTOCOL_VERSION } from "../wire/version.js";
 import { handshakeVerdict, type SuiteContext, type SuiteOutcome } from "./handshake.js";
 import { HttpSession } from "./http-session.js";
@@ -32,6 +33,11 @@ export async function runHttpSuite(target: HttpTarget, context: SuiteContext): P
   );
   const { check, ack } = handshakeVerdict(reply, performance.now() - started);
   context.emit(check);
+  // No HTTP response at all: nothing listens there (or it died). Report that once.
+  const unreachable = !reply.ok && reply.status === undefined;
+  const notRun = unreachable
+    ? "not run: the provider never answered a handshake (see handshake)"
+    : "not run: the handshake failed (see handshake)";
   if (ack !== undefined) {
     for (const result of await runQueryChecks({ ...context, session: main, advertised: ack.kinds }))
       context.emit(result);
@@ -44,7 +50,7 @@ export async function runHttpSuite(target: HttpTarget, context: SuiteContext): P
       "max-frames",
       "unknown-fields",
     ] as const) {
-      context.emit({ name, status: "fail", evidence: `not run: the handshake failed (${check.evidence})` });
+      context.emit({ name, status: "not-run", evidence: notRun });
     }
     context.emit({
       name: "pipelining",
@@ -52,11 +58,17 @@ export async function runHttpSuite(target: HttpTarget, context: SuiteContext): P
       evidence: "stdio only: over HTTP each request has its own reply",
     });
   }
-  context.emit(await versionMismatch(target, context));
-  context.emit(await oversizedBody(target, context));
-  context.emit(await shutdown(main, context));
-  // Last: a provider that dies of bad JSON must not take the other checks down with it.
-  context.emit(await badJson(target, context));
+  if (unreachable) {
+    for (const name of ["version-mismatch", "http-oversized-body", "shutdown-clean", "http-bad-json"] as const) {
+      context.emit({ name, status: "not-run", evidence: notRun });
+    }
+  } else {
+    context.emit(await versionMismatch(target, context));
+    context.emit(await oversizedBody(target, context));
+    context.emit(await shutdown(main, context));
+    // Last: a provider that dies of bad JSON must not take the other checks down with it.
+    context.emit(await badJson(target, context));
+  }
   for (const [name, evidence] of Object.entries(STDIO_ONLY)) {
     context.emit({ name: name as keyof typeof STDIO_ONLY, status: "skip", evidence });
   }
@@ -77,7 +89,7 @@ async function versionMismatch(target: HttpTarget, context: SuiteContext): Promi
     return {
       name,
       status: "pass",
-      evidence: `an ocp/2.0 handshake got HTTP ${reply.status} error: '${String(reply.envelope.message).slice(0, 160)}'`,
+      evidence: `an ocp/2.0 handshake got HTTP ${reply.status} error: '${clip(String(reply.envelope.message), 160)}'`,
     };
   }
   return {
@@ -107,7 +119,7 @@ async function badJson(target: HttpTarget, context: SuiteContext): Promise<Check
   return {
     name,
     status: "pass",
-    evidence: `a malformed JSON body got HTTP ${status} with error '${String(reply.envelope.message).slice(0, 100)}'`,
+    evidence: `a malformed JSON body got HTTP ${status} with error '${clip(String(reply.envelope.message), 100)}'`,
   };
 }
 

@@ -3,6 +3,8 @@
  * plain JSON, every response body logged for schema-validity. The `OCP-Session`
  * header of a `handshake_ack` is sent back with later requests.
  */
+
+import { clip } from "../host/clip.js";
 import { ProviderTimeoutError } from "../host/errors.js";
 import { postEnvelope } from "../host/http-client.js";
 import { SESSION_HEADER } from "../wire/version.js";
@@ -54,7 +56,7 @@ export class HttpSession implements WireSession {
       return {
         ok: false,
         status,
-        reason: `HTTP ${status} with a body that is not an envelope: ${JSON.stringify(text.slice(0, 80))}`,
+        reason: `HTTP ${status} with a body that is not an envelope: ${JSON.stringify(clip(text, 80))}`,
       };
     }
     if (reply.type === "handshake_ack") this.#session = exchange.headers.get(SESSION_HEADER) ?? this.#session;

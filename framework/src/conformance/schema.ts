@@ -10,6 +10,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { clip } from "../host/clip.js";
 import type { CheckResult } from "./types.js";
 
 const SCHEMA_URL = new URL("../../schema/ocp-envelope.reference.schema.json", import.meta.url);
@@ -49,11 +50,11 @@ export function referenceSchemaErrors(message: unknown): string | undefined {
   const specific = typeof type === "string" ? byType.get(type) : undefined;
   if (specific === undefined) {
     return typeof type === "string"
-      ? `'${type.slice(0, 40)}' is not an envelope type`
+      ? `'${clip(type, 40)}' is not an envelope type`
       : "not an envelope: no string 'type' field";
   }
   specific(message);
-  return ajv.errorsText(specific.errors, { dataVar: "" }).slice(0, 300);
+  return clip(ajv.errorsText(specific.errors, { dataVar: "" }), 300);
 }
 
 /** One message as it arrived: a stdout line or an HTTP response body. */
@@ -84,7 +85,7 @@ export class MessageLog {
       try {
         value = JSON.parse(text);
       } catch {
-        violations.push(`${where} is not JSON: ${JSON.stringify(text.slice(0, 60))}`);
+        violations.push(`${where} is not JSON: ${JSON.stringify(clip(text, 60))}`);
         continue;
       }
       const errors = referenceSchemaErrors(value);

@@ -55,6 +55,7 @@ export class StdioSession implements WireSession {
   readonly #waiters: ((reply: Reply | undefined) => void)[] = [];
   #unresponsive: string | undefined;
   #lines = 0;
+  #replied = false;
 
   /** Spawns the target; every stdout line goes to `log` as "`label`, line N". */
   constructor(target: StdioTarget, label: string, log: MessageLog) {
@@ -67,6 +68,7 @@ export class StdioSession implements WireSession {
       log.record(`${label}, line ${++this.#lines}`, event.text);
       const reply = asReply(event.text);
       if (reply === undefined) return;
+      this.#replied = true;
       const waiter = this.#waiters.shift();
       if (waiter !== undefined) waiter(reply);
       else this.#replies.push(reply);
@@ -74,6 +76,11 @@ export class StdioSession implements WireSession {
     void this.#child.exited.then(() => {
       for (const waiter of this.#waiters.splice(0)) waiter(undefined);
     });
+  }
+
+  /** True once the provider has sent any reply at all. */
+  get replied(): boolean {
+    return this.#replied;
   }
 
   /** The exit, once the process has ended. */

@@ -4,7 +4,13 @@
  * malformed-input-tolerance, garbage, eof-exit, shutdown-clean — each get a fresh
  * process, so one failure never decides another check. Sessions run a few at a
  * time, each bounded by its own timeouts, and every process group is killed at the end.
+ *
+ * A provider that never answers a handshake (it cannot start, dies at once, or stays
+ * silent) fails `handshake` with the reason, once; every other check is `not-run`, and
+ * the sessions not yet started are not started.
  */
+
+import { clip } from "../host/clip.js";
 import { describeError } from "../provider/errors.js";
 import { PROTOCOL_VERSION } from "../wire/version.js";
 import { handshakeVerdict, type SuiteContext, type SuiteOutcome } from "./handshake.js";
@@ -25,26 +31,69 @@ const QUERY_CHECKS = [
   "pipelining",
 ] as const;
 
+/** The evidence of a check not run because the provider never answered a handshake. */
+const NEVER_STARTED = "not run: the provider never answered a handshake (see handshake)";
+
+/** What the main session's handshake showed, for the checks on other sessions. */
+class Startup {
+  /** Set once the main session's handshake got no reply at all. */
+  failed = false;
+  readonly #decided: Promise<boolean>;
+  #decide: (failed: boolean) => void = () => {};
+
+  constructor() {
+    this.#decided = new Promise((resolve) => {
+      this.#decide = resolve;
+    });
+  }
+
+  /** Records whether the main session's handshake went unanswered. */
+  settle(failed: boolean): void {
+    this.failed ||= failed;
+    this.#decide(failed);
+  }
+
+  /** Resolves with whether the provider never answered the main session's handshake. */
+  decided(): Promise<boolean> {
+    return this.#decided;
+  }
+}
+
 /** Runs every stdio check against `target`. */
 export async function runStdioSuite(target: StdioTarget, context: SuiteContext): Promise<SuiteOutcome> {
   const outcome: SuiteOutcome = {};
-  const fresh = (label: string) => new StdioSession(target, label, context.log);
+  const startup = new Startup();
+  const fresh = (label: string) => () => new StdioSession(target, label, context.log);
   const tasks: (() => Promise<void>)[] = [
     async () => {
-      outcome.provider = await mainSession(fresh("main session"), context);
+      outcome.provider = await mainSession(fresh("main session")(), context, startup);
     },
-    () => isolated("version-mismatch", fresh("version-mismatch session"), (s) => versionMismatch(s, context), context),
+    () =>
+      isolated(
+        "version-mismatch",
+        fresh("version-mismatch session"),
+        (s) => versionMismatch(s, context),
+        context,
+        startup,
+      ),
     () =>
       isolated(
         "malformed-input-tolerance",
         fresh("malformed-input session"),
         (s) => malformedInput(s, context),
         context,
+        startup,
       ),
-    () => isolated("garbage", fresh("garbage session"), (s) => garbage(s, context), context),
-    () => isolated("eof-exit", fresh("eof session"), (s) => exitCheck(s, "eof-exit", context), context),
+    () => isolated("garbage", fresh("garbage session"), (s) => garbage(s, context), context, startup),
+    () => isolated("eof-exit", fresh("eof session"), (s) => exitCheck(s, "eof-exit", context), context, startup),
     () =>
-      isolated("shutdown-clean", fresh("shutdown session"), (s) => exitCheck(s, "shutdown-clean", context), context),
+      isolated(
+        "shutdown-clean",
+        fresh("shutdown session"),
+        (s) => exitCheck(s, "shutdown-clean", context),
+        context,
+        startup,
+      ),
   ];
   // Three at a time: fast on two cores without starving the provider under test.
   // Sessions are created inside the tasks, so no process starts before its turn.
@@ -72,15 +121,28 @@ async function pool(tasks: readonly (() => Promise<void>)[], width: number): Pro
   if (failures.length > 0) throw failures[0];
 }
 
-/** Runs one check on its own process; a bug in the check fails it rather than the whole run. */
+/**
+ * Runs one check on its own process; a bug in the check fails it rather than the whole
+ * run. Once the provider is known never to answer a handshake, the process is not
+ * started; and a session that got no reply at all, when the main session got none
+ * either, reports the check not run rather than the same failure again.
+ */
 async function isolated(
   name: CheckResult["name"],
-  session: StdioSession,
+  open: () => StdioSession,
   check: (session: StdioSession) => Promise<CheckResult>,
   context: SuiteContext,
+  startup: Startup,
 ): Promise<void> {
+  if (startup.failed) {
+    context.emit({ name, status: "not-run", evidence: NEVER_STARTED });
+    return;
+  }
+  const session = open();
   try {
-    context.emit(await check(session));
+    const result = await check(session);
+    const neverStarted = !session.replied && (await startup.decided());
+    context.emit(neverStarted ? { name, status: "not-run", evidence: NEVER_STARTED } : result);
   } catch (error) {
     context.emit({ name, status: "fail", evidence: `the check itself failed: ${describeError(error)}` });
   } finally {
@@ -88,15 +150,20 @@ async function isolated(
   }
 }
 
-async function mainSession(session: StdioSession, context: SuiteContext): Promise<SuiteOutcome["provider"]> {
+async function mainSession(
+  session: StdioSession,
+  context: SuiteContext,
+  startup: Startup,
+): Promise<SuiteOutcome["provider"]> {
   try {
     const started = performance.now();
     const reply = await session.request(HANDSHAKE, "handshake", context.handshakeTimeoutMs);
+    startup.settle(!reply.ok);
     const { check, ack } = handshakeVerdict(reply, performance.now() - started);
     context.emit(check);
     if (ack === undefined) {
-      for (const name of QUERY_CHECKS)
-        context.emit({ name, status: "fail", evidence: `not run: the handshake failed (${check.evidence})` });
+      const evidence = reply.ok ? "not run: the handshake failed (see handshake)" : NEVER_STARTED;
+      for (const name of QUERY_CHECKS) context.emit({ name, status: "not-run", evidence });
       return undefined;
     }
     for (const result of await runQueryChecks({ ...context, session, advertised: ack.kinds })) context.emit(result);
@@ -110,7 +177,7 @@ async function mainSession(session: StdioSession, context: SuiteContext): Promis
 async function handshakeFirst(session: StdioSession, context: SuiteContext): Promise<string | undefined> {
   const reply = await session.request(HANDSHAKE, "handshake", context.handshakeTimeoutMs);
   if (reply.ok && reply.type === "handshake_ack") return undefined;
-  return `the handshake failed: ${reply.ok ? `answered '${reply.type}'` : reply.reason}`;
+  return `not run: the handshake failed: ${reply.ok ? `answered '${reply.type}'` : reply.reason}`;
 }
 
 /** H3: a handshake in family ocp/2 gets a named `error` in time — no ack, no hang. */
@@ -126,7 +193,7 @@ async function versionMismatch(session: StdioSession, context: SuiteContext): Pr
     return {
       name,
       status: "pass",
-      evidence: `an ocp/2.0 handshake got error: '${String(reply.envelope.message).slice(0, 160)}'`,
+      evidence: `an ocp/2.0 handshake got error: '${clip(String(reply.envelope.message), 160)}'`,
     };
   }
   const version = JSON.stringify(reply.envelope.protocol_version ?? null);
@@ -141,7 +208,7 @@ async function versionMismatch(session: StdioSession, context: SuiteContext): Pr
 async function malformedInput(session: StdioSession, context: SuiteContext): Promise<CheckResult> {
   const name = "malformed-input-tolerance";
   const failedHandshake = await handshakeFirst(session, context);
-  if (failedHandshake) return { name, status: "fail", evidence: `not run: ${failedHandshake}` };
+  if (failedHandshake) return { name, status: "not-run", evidence: failedHandshake };
   const wait = Math.min(context.queryTimeoutMs, 5000);
   const inputs: [string, unknown][] = [
     ["a malformed JSON line", '{"type":"query","query":{"goal":"unterminated\n'],
@@ -156,7 +223,7 @@ async function malformedInput(session: StdioSession, context: SuiteContext): Pro
     const problem = expectError(reply, what, session);
     if (problem !== undefined) return { name, status: "fail", evidence: problem };
     seen.push(
-      `${what} → error '${String((reply as { envelope: { message?: unknown } }).envelope.message).slice(0, 60)}'`,
+      `${what} → error '${clip(String((reply as { envelope: { message?: unknown } }).envelope.message), 100)}'`,
     );
   }
   const alive = await session.request(HANDSHAKE, "handshake after bad input", context.handshakeTimeoutMs);
@@ -205,7 +272,7 @@ const garbageItems = (): [string, string | Uint8Array][] => [
 async function garbage(session: StdioSession, context: SuiteContext): Promise<CheckResult> {
   const name = "garbage";
   const failedHandshake = await handshakeFirst(session, context);
-  if (failedHandshake) return { name, status: "fail", evidence: `not run: ${failedHandshake}` };
+  if (failedHandshake) return { name, status: "not-run", evidence: failedHandshake };
   const wait = Math.min(context.queryTimeoutMs, 2000);
   const items = garbageItems();
   let errors = 0;
@@ -251,7 +318,7 @@ async function exitCheck(
   context: SuiteContext,
 ): Promise<CheckResult> {
   const failedHandshake = await handshakeFirst(session, context);
-  if (failedHandshake) return { name, status: "fail", evidence: `not run: ${failedHandshake}` };
+  if (failedHandshake) return { name, status: "not-run", evidence: failedHandshake };
   const what = name === "eof-exit" ? "stdin closed" : "a shutdown envelope (stdin left open)";
   if (name === "eof-exit") session.closeInput();
   else session.send({ type: "shutdown" });

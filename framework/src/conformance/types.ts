@@ -30,8 +30,13 @@ export const CHECK_NAMES = [
 /** One of {@link CHECK_NAMES}. */
 export type CheckName = (typeof CHECK_NAMES)[number];
 
-/** `skip`: the check does not apply to this target, or there was nothing to check. */
-export type CheckStatus = "pass" | "fail" | "skip";
+/**
+ * `skip`: the check does not apply to this target, or there was nothing to check.
+ * `not-run`: it could not be tried, because something it needs failed first (the
+ * provider never answered a handshake); that failure is reported once, on the check
+ * that met it. A report with a check not run is not conformant.
+ */
+export type CheckStatus = "pass" | "fail" | "skip" | "not-run";
 
 /** The outcome of one check, with evidence a person can act on. */
 export interface CheckResult {
@@ -92,7 +97,7 @@ export interface ConformanceReport {
   readonly provider?: ProviderInfo;
   /** Every check, in {@link CHECK_NAMES} order. */
   readonly checks: CheckResult[];
-  /** True iff no check failed. */
+  /** True iff every check passed or was skipped: none failed, none was left not run. */
   readonly conformant: boolean;
   /** Wall time of the whole run, in milliseconds. */
   readonly durationMs: number;

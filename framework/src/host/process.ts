@@ -9,6 +9,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { LineSplitter } from "../transport/ndjson.js";
+import { clip } from "./clip.js";
 
 /** Options of {@link spawnProviderProcess}. */
 export interface ProviderProcessOptions {
@@ -252,5 +253,5 @@ export function stderrGist(text: string): string {
     .filter((line) => line !== "" && !line.startsWith("at ") && !/^Node\.js v\d/.test(line));
   const named = lines.findLast((line) => /error|exception|panic|fatal|traceback/i.test(line));
   const gist = named ?? lines.at(-1) ?? "(nothing on stderr)";
-  return gist.length > 200 ? `${gist.slice(0, 197)}…` : gist;
+  return clip(gist, 200);
 }

@@ -38,6 +38,8 @@ export const ERROR_CODES = {
    * full, or no search slot freed in time). On the wire: the `error` message starts with it.
    */
   BUSY: "OCP_ERR_BUSY",
+  /** The HTTP transport was given an unusable option (an `allowedOrigins` entry that is not an origin). */
+  HTTP_CONFIG: "OCP_ERR_HTTP_CONFIG",
 } as const;
 
 /** One of {@link ERROR_CODES}. */

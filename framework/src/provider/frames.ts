@@ -5,7 +5,9 @@
  *   {@link mapRelevance}); NaN, infinite or negative relevance drops the candidate.
  * - title and citation_label: the plugin's, else derived from the path and line
  *   range ("src/config.ts L42-44"); a citation without a path is the title; a title
- *   without anything is the content's first line; never empty.
+ *   without anything is the content's first line; never empty, and always one plain
+ *   line: control, line-separator and bidi-control characters are cleaned out here,
+ *   for every plugin (see {@link displayLine}), as are those of relations' display names.
  * - provenance: the first entry describes the shipped content and gets its exact
  *   `sha256:` digest and line range; every entry gets `by` (the provider's name).
  */
@@ -16,6 +18,7 @@ import { GenerationalCache, memoizeString } from "../cache/generational.js";
 import type { PackedFrame } from "../pack/pack.js";
 import type { ContextFrame, FrameKind, Provenance } from "../wire/schemas.js";
 import { candidateProblem } from "./candidate-check.js";
+import { displayLine } from "./display-text.js";
 import type { Candidate, CandidateProvenance, LineRange, Plugin, ScoreScale } from "./plugin.js";
 
 /** A checked candidate with its frame id, kind and score settled: what the packer sees. */
@@ -190,11 +193,16 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
       ? { start: candidate.range.start, end: Math.min(candidate.range.end, candidate.range.start + keptLines - 1) }
       : candidate.range;
   const lines = range !== undefined ? formatRange(range) : undefined;
-  const path = candidate.path ?? (candidate.uri !== undefined ? provider.displayPath(candidate.uri) : undefined);
-  const located = path !== undefined ? (lines !== undefined ? `${path} ${lines}` : path) : undefined;
-  const fallback = located ?? firstLine(content) ?? `${plugin.name} result`;
-  const title = nonEmpty(candidate.title) ?? fallback;
-  let citation = nonEmpty(candidate.citationLabel) ?? located ?? title;
+  // Cleaned before the emptiness checks: a label of nothing but controls is no label.
+  let title = shown(candidate.title);
+  let citation = shown(candidate.citationLabel);
+  if (title === undefined || citation === undefined) {
+    // Only now: most plugins name both, and this builds (and scans) a fresh string.
+    const path = candidate.path ?? (candidate.uri !== undefined ? provider.displayPath(candidate.uri) : undefined);
+    const located = path !== undefined ? shown(lines !== undefined ? `${path} ${lines}` : path) : undefined;
+    title ??= located ?? firstLine(content) ?? `${plugin.name} result`;
+    citation ??= located ?? title;
+  }
   // A cut frame cites the lines it kept, also when the plugin wrote the label itself.
   if (keptLines !== undefined && lines !== undefined && candidate.citationLabel !== undefined) {
     citation = citation.replace(TRAILING_RANGE, ` ${lines}`);
@@ -245,21 +253,27 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
     relations: (candidate.relations ?? NO_RELATIONS).map((relation) => ({
       rel: relation.rel,
       target_uri: relation.targetUri,
-      display_name: relation.displayName,
+      display_name: relation.displayName === undefined ? undefined : displayLine(relation.displayName),
     })),
   };
 }
 
-function nonEmpty(text: string | undefined): string | undefined {
-  return text !== undefined && text.trim() !== "" ? text : undefined;
+/** `text` as one plain line, or undefined when nothing shows once it is cleaned. */
+function shown(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const line = displayLine(text);
+  return line.trim() !== "" ? line : undefined;
 }
 
-/** The first non-blank line of content, shortened to 80 characters. */
+/** The first line of content that shows something, cleaned and shortened to 80 characters. */
 function firstLine(content: string): string | undefined {
-  const line = content.split("\n").find((text) => text.trim() !== "");
-  if (line === undefined) return undefined;
-  const points = [...line.trim()]; // code points, so no surrogate pair is split
-  return points.length > 80 ? `${points.slice(0, 79).join("")}…` : points.join("");
+  for (const raw of content.split("\n")) {
+    const line = shown(raw)?.trim();
+    if (line === undefined || line === "") continue;
+    const points = [...line]; // code points, so no surrogate pair is split
+    return points.length > 80 ? `${points.slice(0, 79).join("")}…` : points.join("");
+  }
+  return undefined;
 }
 
 function timestamp(value: string | Date | undefined): string | undefined {

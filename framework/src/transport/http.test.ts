@@ -1,10 +1,11 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { assertReferenceValid } from "../../../test/support/reference-schema.js";
+import { ERROR_CODES } from "../provider/errors.js";
 import { silentLogger } from "../provider/logger.js";
 import { definePlugin } from "../provider/plugin.js";
 import { defineProvider } from "../provider/provider.js";
-import { type HttpOptions, type HttpServer, SESSION_HEADER, serveHttp } from "./http.js";
+import { createHttpApp, type HttpOptions, type HttpServer, SESSION_HEADER, serveHttp } from "./http.js";
 
 const provider = () =>
   defineProvider({
@@ -133,6 +134,73 @@ describe("HTTP transport", () => {
     expect(evil.status).toBe(403);
     expect(envelope(evil.body).message).toMatch(/attacker\.example/);
     expect((await post(url, handshake, { host: `localhost:${server?.port}` })).status).toBe(200);
+  });
+
+  it("refuses a POST that is not application/json with 415: what a cross-site form or no-cors fetch sends", async () => {
+    const { url } = await start();
+    const body = JSON.stringify(handshake);
+    const refused: (string | undefined)[] = [
+      "text/plain",
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonp",
+      "application/json-seq",
+      undefined,
+    ];
+    for (const type of refused) {
+      const response = await raw(url, { body, headers: type === undefined ? {} : { "content-type": type } });
+      expect(response.status, String(type)).toBe(415);
+      expect(envelope(response.body).message, String(type)).toMatch(/application\/json/);
+    }
+    for (const type of ["application/json", "application/json; charset=utf-8", "Application/JSON"]) {
+      expect((await raw(url, { body, headers: { "content-type": type } })).status, type).toBe(200);
+    }
+  });
+
+  it("refuses a request from a web page of another origin with 403, unless allowedOrigins names it", async () => {
+    const { url, port } = await start({ allowedOrigins: ["https://app.example", "http://localhost:5173/"] });
+    // The issue's request: what a page on evil.example makes a browser send.
+    const evil = await raw(url, {
+      body: JSON.stringify(query),
+      headers: { "content-type": "text/plain", origin: "http://evil.example" },
+    });
+    expect(evil.status).toBe(403);
+    expect(envelope(evil.body).message).toMatch(/Origin 'http:\/\/evil\.example' is not allowed/);
+    for (const origin of [
+      "http://evil.example",
+      "null",
+      "https://app.example.evil",
+      "http://app.example",
+      "http://localhost:5174",
+      `http://127.0.0.1:${port + 1}`,
+      "not an origin",
+    ]) {
+      expect((await post(url, query, { origin })).status, origin).toBe(403);
+    }
+    const allowed = [
+      "https://app.example",
+      "http://localhost:5173",
+      `http://127.0.0.1:${port}`, // the server's own origin
+    ];
+    for (const origin of allowed) expect((await post(url, query, { origin })).status, origin).toBe(200);
+    // Its own origin is the one the Host header names.
+    expect((await post(url, query, { host: `localhost:${port}`, origin: `http://localhost:${port}` })).status).toBe(
+      200,
+    );
+    expect((await post(url, query, { host: `localhost:${port}`, origin: `http://127.0.0.1:${port + 1}` })).status).toBe(
+      403,
+    );
+    // Hosts and tools send no Origin: not concerned.
+    expect((await post(url, query)).status).toBe(200);
+  });
+
+  it("refuses an allowedOrigins entry that is not an origin, with a coded error", () => {
+    for (const bad of ["app.example", "ftp://app.example", "*", ""]) {
+      expect(() => createHttpApp(provider(), { allowedOrigins: [bad] }), bad).toThrow(
+        expect.objectContaining({ code: ERROR_CODES.HTTP_CONFIG }),
+      );
+    }
   });
 
   it("serves /healthz, and answers other methods and paths with an error envelope", async () => {

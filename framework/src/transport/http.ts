@@ -3,8 +3,11 @@
  * envelope back, with the same semantics as stdio.
  *
  * Security defaults: binds 127.0.0.1; when bound to loopback, the Host header must
- * name loopback too (a DNS-rebinding page cannot reach us); an optional bearer
- * token; a request body limit. Every refusal carries an `error` envelope.
+ * name loopback too (a DNS-rebinding page cannot reach us); a request from a web page
+ * (one with an `Origin` header) must come from the server's own origin or one the
+ * `allowedOrigins` option names; a POST must say `Content-Type: application/json`, which
+ * a cross-site form or `no-cors` fetch cannot send without the browser asking first; an
+ * optional bearer token; a request body limit. Every refusal carries an `error` envelope.
  *
  * Sessions: the `handshake_ack` response carries an `OCP-Session` header. Requests
  * that send it back share that session's handshake state, and a `shutdown` with it
@@ -17,7 +20,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { describeError } from "../provider/errors.js";
+import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import type { Provider } from "../provider/provider.js";
 import { createSession, type Session } from "../provider/session.js";
 import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
@@ -39,6 +42,12 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Extra Host names accepted when bound to loopback (besides localhost, 127.0.0.1, ::1). */
   allowedHosts?: readonly string[];
+  /**
+   * Web origins (`https://app.example`, `http://localhost:5173`) whose pages may call the
+   * provider. A request carrying any other `Origin` than the server's own is refused
+   * with 403; requests without one (hosts, curl) are not concerned. Default none.
+   */
+  allowedOrigins?: readonly string[];
   /** Most sessions kept at once; the least recently used is dropped beyond it. Default 1000. */
   maxSessions?: number;
 }
@@ -67,6 +76,39 @@ function hostnameOf(header: string): string {
   return (colon === -1 ? header : header.slice(0, colon)).toLowerCase();
 }
 
+/** `scheme://host[:port]` of an origin as browsers send it, or undefined when `text` is none. */
+function normalOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return url.origin === "null" ? undefined : url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `allowedOrigins` option as a set of origins; an entry that is not one is a configuration error. */
+function originSet(origins: readonly string[] | undefined): Set<string> {
+  const set = new Set<string>();
+  for (const origin of origins ?? []) {
+    const normal = normalOrigin(origin);
+    if (normal === undefined || !/^https?:/.test(normal)) {
+      throw new OcpError(
+        ERROR_CODES.HTTP_CONFIG,
+        `allowedOrigins: '${origin}' is not a web origin (scheme://host[:port], e.g. https://app.example)`,
+      );
+    }
+    set.add(normal);
+  }
+  return set;
+}
+
+/** True for `application/json`, with or without parameters (`; charset=utf-8`). */
+function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const semicolon = header.indexOf(";");
+  return (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase() === "application/json";
+}
+
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -77,12 +119,13 @@ function sameSecret(given: string, expected: string): boolean {
 export function createHttpApp(provider: Provider, options: HttpOptions = {}): Hono {
   const bind = options.host ?? "127.0.0.1";
   const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((host) => host.toLowerCase())]);
+  const allowedOrigins = originSet(options.allowedOrigins);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxSessions = options.maxSessions ?? 1000;
   const sessions = new Map<string, Session>();
   const app = new Hono();
 
-  const reply = (c: Context, envelope: Envelope, status: 200 | 400 | 401 | 403 | 404 | 405 | 413 | 500) =>
+  const reply = (c: Context, envelope: Envelope, status: 200 | 400 | 401 | 403 | 404 | 405 | 413 | 415 | 500) =>
     c.body(`${writeEnvelope(envelope)}\n`, status, { "content-type": "application/json" });
 
   app.onError((error, c) => {
@@ -98,6 +141,21 @@ export function createHttpApp(provider: Provider, options: HttpOptions = {}): Ho
       const host = c.req.header("host");
       if (host === undefined || !allowed.has(hostnameOf(host))) {
         return reply(c, errorEnvelope(`Host '${host ?? ""}' is not allowed: this provider serves loopback only`), 403);
+      }
+    }
+    // A browser names the page behind every cross-origin request (and every POST). The
+    // server's own origin is the one its Host header names; anything else must be allowed
+    // by name, so a page elsewhere cannot make the provider search on its behalf.
+    const origin = c.req.header("origin");
+    if (origin !== undefined) {
+      const normal = normalOrigin(origin);
+      const own = normalOrigin(`http://${c.req.header("host") ?? ""}`);
+      if (normal === undefined || (normal !== own && !allowedOrigins.has(normal))) {
+        return reply(
+          c,
+          errorEnvelope(`Origin '${origin}' is not allowed: only pages the provider is told to trust may call it`),
+          403,
+        );
       }
     }
     if (options.token !== undefined) {
@@ -122,6 +180,16 @@ export function createHttpApp(provider: Provider, options: HttpOptions = {}): Ho
 
   app.post(
     "/",
+    async (c, next) => {
+      // A cross-site form or no-cors fetch can only send text/plain, form or multipart
+      // bodies (or none named): requiring JSON makes the browser ask first, and it won't.
+      const type = c.req.header("content-type");
+      if (!isJsonContentType(type)) {
+        const given = type === undefined ? "no Content-Type" : `Content-Type '${type}'`;
+        return reply(c, errorEnvelope(`${given}: POST envelopes as application/json`), 415);
+      }
+      return next();
+    },
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: (c) => reply(c, errorEnvelope(`request body too large: over ${maxBodyBytes} bytes`), 413),

@@ -13,6 +13,8 @@ export interface ServeOptions {
   http?: { host: string; port: number };
   /** Bearer token required over HTTP; default the `OCP_HTTP_TOKEN` environment variable. */
   token?: string;
+  /** Over HTTP: web origins whose pages may call the provider (see `HttpOptions.allowedOrigins`). */
+  allowedOrigins?: readonly string[];
   /** Words added to the "listening on" line, such as where the data lives. */
   detail?: (provider: Provider) => string | undefined;
   /**
@@ -48,7 +50,11 @@ export async function serveProvider(
   }
   const { runHttp } = await import("./http.js");
   const provider = await load();
-  const server = await runHttp(provider, { ...options.http, token: options.token ?? process.env.OCP_HTTP_TOKEN });
+  const server = await runHttp(provider, {
+    ...options.http,
+    token: options.token ?? process.env.OCP_HTTP_TOKEN,
+    allowedOrigins: options.allowedOrigins,
+  });
   const detail = options.detail?.(provider);
   const who = `${provider.info.name} ${provider.info.version}${detail ? ` (${detail})` : ""}`;
   process.stderr.write(`${who} listening on ${server.url}\n`);

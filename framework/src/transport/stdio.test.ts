@@ -240,4 +240,79 @@ describe("stdio transport", () => {
     expect(Date.now() - started).toBeLessThan(500);
     expect(written).toHaveLength(1); // the ack; nothing is written once the output broke
   });
+
+  it("takes no more requests while the output is saturated, and takes them all on, in order, once it drains", async () => {
+    const input = new PassThrough();
+    const written: string[] = [];
+    let accepting = true;
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
+        return accepting;
+      },
+    });
+    let searched = 0;
+    const provider = defineProvider({
+      name: "counting",
+      version: "1.0.0",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      plugins: [
+        definePlugin({
+          name: "count",
+          kinds: ["doc"],
+          search: (query) => {
+            searched++;
+            return [{ id: query.goal, content: query.goal, relevance: 1 }];
+          },
+        }),
+      ],
+    });
+    const server = serveStdio(provider, { input, output });
+    input.write('{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n');
+    input.write(`${JSON.stringify(q("warm-up"))}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(written).toHaveLength(2);
+
+    accepting = false; // the host stops reading: the next write fills the pipe
+    // Many reads' worth of requests, each line in its own chunk, then some garbage lines
+    // whose errors are ready at once.
+    for (let i = 0; i < 500; i++) input.write(`${JSON.stringify(q(`g${i}`))}\n`);
+    for (let i = 0; i < 50; i++) input.write("not json\n");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(input.isPaused()).toBe(true);
+    // One request was taken on and answered (its write returned false); the rest wait unread or held.
+    expect(written).toHaveLength(3);
+    expect(searched).toBeLessThanOrEqual(2);
+
+    accepting = true;
+    output.emit("drain");
+    input.end();
+    expect(await server.closed).toBe("eof");
+    const replies = written.slice(2).map((line) => JSON.parse(line));
+    expect(replies).toHaveLength(550);
+    expect(replies.slice(0, 500).map((reply) => reply.result.frames[0].id)).toEqual(
+      Array.from({ length: 500 }, (_, i) => `count:g${i}`),
+    );
+    expect(replies.slice(500).every((reply) => reply.type === "error")).toBe(true);
+  });
+
+  it("ends once nothing could be written for stallMs after the end: a host that stopped reading forfeits the rest", async () => {
+    const input = new PassThrough();
+    const written: string[] = [];
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
+        return written.length < 2; // the ack goes; the first reply fills the pipe for good
+      },
+    });
+    const server = serveStdio(delayedProvider(), { input, output, stallMs: 150 });
+    input.write('{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n');
+    for (const goal of ["a", "b", "c"]) input.write(`${JSON.stringify(q(goal))}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    expect(await server.close("signal")).toBe("signal");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(written).toHaveLength(2);
+  });
 });

@@ -3,7 +3,11 @@
  *
  * {@link serveStdio} takes injected streams, so tests need no child process;
  * {@link runStdio} binds it to the process: stdout carries envelopes only,
- * SIGTERM/SIGINT/EOF/`shutdown` drain in-flight replies and exit 0 within a second.
+ * SIGTERM/SIGINT/EOF/`shutdown` write every reply owed and exit 0.
+ *
+ * Backpressure: while the output refuses more (a `write` returned false and no `drain`
+ * came yet), no further request is taken: the lines already read wait and the input is
+ * paused, so a host that stops reading cannot make the provider pile up replies.
  */
 import { format } from "node:util";
 import { describeError } from "../provider/errors.js";
@@ -12,7 +16,7 @@ import { createInternalSession, RESPOND_NOW, type SessionReply } from "../provid
 import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
 import { framesEnvelopeLine } from "../wire/frames-json.js";
 import type { Envelope } from "../wire/schemas.js";
-import { LineSplitter } from "./ndjson.js";
+import { type FrameEvent, LineSplitter } from "./ndjson.js";
 
 /** The readable side: any Node readable stream of bytes. */
 export interface ByteSource {
@@ -20,7 +24,10 @@ export interface ByteSource {
   on(event: "end" | "close", listener: () => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
   removeAllListeners?(event?: string): unknown;
+  /** Stops the flow of `data` (backpressure, the end of the session); without it, reading never stops. */
   pause?(): unknown;
+  /** Starts the flow again after a `pause` for backpressure. */
+  resume?(): unknown;
 }
 
 /** The writable side: what we need of a Node writable stream. */
@@ -44,6 +51,12 @@ export interface StdioOptions {
   maxLineBytes?: number;
   /** How long in-flight queries may run after the session ends before they are aborted. Default 700 ms. */
   drainMs?: number;
+  /**
+   * Once the session is ending, how long may pass without a reply written (or the host
+   * reading one) before the replies still owed are dropped: a host that stopped reading
+   * must not keep the provider alive. Default 1000 ms.
+   */
+  stallMs?: number;
   /** Called once, synchronously, when the session starts ending (before draining). */
   onEnd?: (reason: CloseReason) => void;
 }
@@ -66,6 +79,7 @@ interface Slot {
 export function serveStdio(provider: Provider, options: StdioOptions): StdioServer {
   const { input, output } = options;
   const drainMs = options.drainMs ?? 700;
+  const stallMs = options.stallMs ?? 1000;
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
   const session = createInternalSession(provider);
   const inflight = new AbortController();
@@ -82,6 +96,17 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const queue: Slot[] = [];
   let waitingForDrain = false;
   let idle: (() => void) | undefined;
+  /** While the session ends: when a reply was last written or read by the host (`performance.now()`). */
+  let lastProgress = 0;
+
+  // Lines read but not yet taken on, because the output was saturated when their turn
+  // came (at most what one read brought, plus anything a source without pause() sends).
+  let held: FrameEvent[] | undefined;
+  let heldFrom = 0;
+  let paused = false;
+  let inputEnded = false;
+  /** No more lines are taken on: after `shutdown`, a signal, or a broken output (EOF still answers what it read). */
+  let stopped = false;
 
   function serialise(envelope: Envelope): string | Buffer {
     try {
@@ -94,19 +119,34 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     }
   }
 
+  function onDrain(): void {
+    waitingForDrain = false;
+    if (ending !== undefined) lastProgress = performance.now();
+    flush();
+    if (!waitingForDrain) release();
+  }
+
   function flush(): void {
     while (!waitingForDrain && queue.length > 0 && (queue[0] as Slot).settled) {
       const { envelope } = queue.shift() as Slot;
       if (envelope === undefined || outputBroken) continue;
+      if (ending !== undefined) lastProgress = performance.now();
       if (!output.write(serialise(envelope))) {
         waitingForDrain = true;
-        output.once("drain", () => {
-          waitingForDrain = false;
-          flush();
-        });
+        // Saturated: take no more requests until the host has read what it was sent.
+        if (!paused && ending === undefined && input.pause !== undefined) {
+          paused = true;
+          input.pause();
+        }
+        output.once("drain", onDrain);
       }
     }
-    if (queue.length === 0 && !waitingForDrain) idle?.();
+    settledAll();
+  }
+
+  /** Tells a waiting end that every reply owed has been written. */
+  function settledAll(): void {
+    if (queue.length === 0 && !waitingForDrain && held === undefined) idle?.();
   }
 
   /** Takes the next reply slot; `reply` fills it (a reply already known fills it at once). */
@@ -132,9 +172,9 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     enqueue({ envelope: errorEnvelope(message), outcome: "rejected" });
   }
 
-  /** Resolves once every reply owed has been written (or the output broke). */
+  /** Resolves once every line read has been answered and every reply written (or the output broke). */
   function written(): Promise<void> {
-    if (queue.length === 0 && !waitingForDrain) return Promise.resolve();
+    if (queue.length === 0 && !waitingForDrain && held === undefined) return Promise.resolve();
     return new Promise<void>((resolve) => {
       idle = resolve;
     });
@@ -152,26 +192,98 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     if (session.state === "closed") void end("shutdown");
   }
 
-  function onChunk(chunk: Buffer | string): void {
-    if (ending !== undefined) return;
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-    for (const event of splitter.push(bytes)) {
-      if (ending !== undefined) return; // nothing after `shutdown` is read
+  /** Takes on `events` from `from` on, until the output saturates; the rest is held. */
+  function dispatch(events: FrameEvent[], from: number): void {
+    for (let i = from; i < events.length; i++) {
+      if (stopped) return; // nothing after `shutdown` is read
+      if (waitingForDrain) {
+        held = events;
+        heldFrom = i;
+        return;
+      }
+      const event = events[i] as FrameEvent;
       if (event.type === "line") onLine(event.text);
       else refuse(`line too long: over ${event.limit} bytes; skipped to the next newline`);
     }
   }
 
+  /** After a drain: takes on the held lines, then reads on. */
+  function release(): void {
+    if (held !== undefined) {
+      const events = held;
+      held = undefined;
+      dispatch(events, heldFrom);
+      if (held !== undefined) return; // saturated again
+      settledAll();
+    }
+    if (ending === undefined && paused) {
+      paused = false;
+      input.resume?.();
+    }
+  }
+
+  function onChunk(chunk: Buffer | string): void {
+    if (ending !== undefined || inputEnded) return;
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    const events = splitter.push(bytes);
+    // Behind lines already held (a source that cannot pause keeps sending): order is kept.
+    if (held !== undefined) for (const event of events) held.push(event);
+    else dispatch(events, 0);
+  }
+
+  function onInputEnd(): void {
+    if (ending !== undefined || inputEnded) return;
+    inputEnded = true;
+    const events = splitter.end();
+    if (held !== undefined) for (const event of events) held.push(event);
+    else dispatch(events, 0);
+    // Lines still held are answered while the session ends, as long as the host reads.
+    void end("eof");
+  }
+
+  /** Drops what is still owed: the output is gone, or the host stopped reading while the session ends. */
+  function abandonOutput(): void {
+    stopped = true;
+    held = undefined;
+    outputBroken = true;
+    // Nothing more can be written: what is owed is dropped, and waiting for a drain would never end.
+    waitingForDrain = false;
+    flush();
+  }
+
   function end(reason: CloseReason): Promise<CloseReason> {
     ending ??= (async () => {
       options.onEnd?.(reason);
+      if (reason !== "eof") {
+        stopped = true;
+        held = undefined;
+      }
       input.removeAllListeners?.("data");
       input.pause?.();
       // Give in-flight queries a moment to finish; then abort them, which makes
       // them answer at once with an error rather than leave the host waiting.
       const timer = setTimeout(() => inflight.abort(new Error("provider shutting down")), drainMs);
+      // Every reply owed is written as long as they keep going out; when none has for
+      // `stallMs` (the host stopped reading), the rest is dropped. These timers are what
+      // keeps the process alive meanwhile: never unref them.
+      lastProgress = performance.now();
+      let stall: NodeJS.Timeout | undefined;
+      const watch = (): void => {
+        // Measured on the clock, not by the timer: a timer set after a long synchronous
+        // stretch fires early, as Node's loop time was not updated during it.
+        const quiet = performance.now() - lastProgress;
+        if (quiet < stallMs) {
+          stall = setTimeout(watch, stallMs - quiet);
+          return;
+        }
+        const dropped = queue.length + (held === undefined ? 0 : held.length - heldFrom);
+        provider.log.warn(`nothing could be written for ${stallMs} ms: ${dropped} replies owed are dropped`);
+        abandonOutput();
+      };
+      stall = setTimeout(watch, stallMs);
       await written();
       clearTimeout(timer);
+      clearTimeout(stall);
       resolveClosed(reason);
       return reason;
     })();
@@ -179,21 +291,14 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   }
 
   input.on("data", onChunk);
-  input.on("end", () => {
-    if (ending !== undefined) return;
-    for (const event of splitter.end()) if (event.type === "line") onLine(event.text);
-    void end("eof");
-  });
-  input.on("close", () => void end("eof"));
+  input.on("end", onInputEnd);
+  input.on("close", onInputEnd);
   input.on("error", (error) => {
     provider.log.error(`stdin error: ${describeError(error)}`);
     void end("eof");
   });
   output.on?.("error", (error) => {
-    outputBroken = true;
-    // Nothing more can be written: what is owed is dropped, and waiting for a drain would never end.
-    waitingForDrain = false;
-    flush();
+    abandonOutput();
     provider.log.error(`stdout error: ${describeError(error)}`);
     void end("output-error");
   });
@@ -209,8 +314,8 @@ export interface RunStdioOptions {
 
 /**
  * Serves `provider` on this process's stdin/stdout until shutdown, EOF or a signal,
- * then closes the plugins and exits 0. While it runs, console output and any stray
- * `process.stdout.write` go to stderr, so stdout carries envelopes only.
+ * then writes every reply owed, closes the plugins and exits 0. While it runs, console
+ * output and any stray `process.stdout.write` go to stderr, so stdout carries envelopes only.
  */
 export async function runStdio(provider: Provider, options: RunStdioOptions = {}): Promise<never> {
   const stdout = process.stdout;
@@ -223,22 +328,48 @@ export async function runStdio(provider: Provider, options: RunStdioOptions = {}
       on: (e, l) => stdout.on(e, l),
     },
     maxLineBytes: options.maxLineBytes,
-    // Whatever happens while draining, the process is gone within a second (R2).
-    onEnd: () => setTimeout(() => process.exit(0), 950).unref(),
   });
   const onSignal = () => void server.close("signal");
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
   const reason = await server.closed;
   provider.log.debug(`session ended (${reason})`);
+  // Each wait from here on is bounded by a timer that holds the process open: were the
+  // event loop to run dry while a bin's top-level await is pending, Node would end the
+  // process with exit code 13 instead of our 0.
   // Plugins get a short, bounded chance to close; the exit must not wait on them.
-  await Promise.race([provider.close(), new Promise((resolve) => setTimeout(resolve, 200).unref())]);
-  await new Promise<void>((resolve) => {
-    if (stdout.writableLength === 0) resolve();
-    else stdout.once("drain", () => resolve());
-    setTimeout(resolve, 100).unref();
-  });
+  await within(provider.close(), 200);
+  // The last replies may still sit in the stream's buffer: hand them to the OS before exiting.
+  await within(stdoutFlushed(), 300);
   process.exit(0);
+}
+
+/** Resolves when `work` settles or after `ms`, whichever is first. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([work.then(noop, noop), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const noop = () => {};
+
+/**
+ * Resolves once everything written to stdout so far has been handed to the OS. An
+ * empty write's callback runs after the writes before it; `drain` would not do, as it
+ * comes only after a write that returned false.
+ */
+function stdoutFlushed(): Promise<void> {
+  if (process.stdout.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    // stdout's own write: `process.stdout.write` itself now goes to stderr.
+    (guardStdout() as (chunk: string, callback: () => void) => boolean)("", () => resolve());
+  });
 }
 
 let realStdoutWrite: ((chunk: string | Uint8Array) => boolean) | undefined;

@@ -1,0 +1,33 @@
+/**
+ * Text a person reads as one line — a frame's title and citation label, a relation's
+ * display name — made safe to show, whatever a plugin (or a file name) put in it.
+ *
+ * A file may be called `a\nb`, `ESC[2J` or `evil\u202Etxt.exe`: left raw, such a title
+ * opens a new line in a host's log, clears a terminal, or reads differently from its
+ * bytes. Frame building cleans these fields here, once, for every plugin.
+ */
+
+/**
+ * What may not be shown: every C0 and C1 control (line breaks, tab, ESC — which starts
+ * terminal sequences —, NUL, DEL), the Unicode line and paragraph separators, and the
+ * bidirectional controls (marks U+200E/U+200F/U+061C, embeddings and overrides
+ * U+202A–U+202E, isolates U+2066–U+2069).
+ */
+const UNSAFE = /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/u;
+/** A run of unsafe characters with the whitespace around it: it becomes one space. */
+const UNSAFE_RUN = /\s*(?:[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]\s*)+/gu;
+
+/**
+ * `text` made one plain line: each run of control, separator or bidi-control characters
+ * (with the spaces around it) becomes one space, and the ends are trimmed. A clean
+ * string comes back as it is (the same string, without a copy): only one regex test is
+ * paid on the usual path. The result contains none of those characters and may be empty.
+ */
+export function displayLine(text: string): string {
+  return UNSAFE.test(text) ? text.replace(UNSAFE_RUN, " ").trim() : text;
+}
+
+/** True iff `text` holds a character {@link displayLine} would remove. */
+export function hasUnsafeDisplayText(text: string): boolean {
+  return UNSAFE.test(text);
+}

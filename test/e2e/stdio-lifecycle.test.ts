@@ -1,0 +1,198 @@
+/**
+ * `ocp serve` over stdio as a host meets it, with real processes and real pipes: every
+ * clean end exits 0 after delivering every reply, and a host that stops reading cannot
+ * make the provider's memory grow without bound.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { OCP_BIN, REPO } from "../support/child.js";
+
+const ECHO = "test/fixtures/echo-provider.mjs";
+const HANDSHAKE = `${JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" })}\n`;
+
+const live = new Set<ChildProcessWithoutNullStreams>();
+afterEach(() => {
+  for (const child of live) child.kill("SIGKILL");
+  live.clear();
+});
+
+/** `count` query lines whose goals are q<from>, q<from+1>, …: the echo provider names them in its replies. */
+function queries(count: number, from = 0): string {
+  let text = "";
+  for (let i = from; i < from + count; i++) {
+    text += `${JSON.stringify({ type: "query", query: { goal: `q${i}`, kinds: [], anchors: [], max_frames: 1, max_tokens: 100_000 } })}\n`;
+  }
+  return text;
+}
+
+/**
+ * A served echo provider with its stdout split into lines as they arrive. With
+ * `pauseMs`, the host reads like a busy one: after each chunk it stops reading for that long.
+ */
+function serveEcho(pauseMs = 0) {
+  const child = spawn(process.execPath, [OCP_BIN, "serve", ECHO], { cwd: REPO });
+  live.add(child);
+  const lines: string[] = [];
+  const watchers: { count: number; resolve: () => void }[] = [];
+  let pending = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    if (pauseMs > 0) {
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), pauseMs);
+    }
+    pending += chunk;
+    let newline = pending.indexOf("\n");
+    while (newline !== -1) {
+      lines.push(pending.slice(0, newline));
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf("\n");
+    }
+    for (const watcher of watchers.splice(0)) {
+      if (lines.length >= watcher.count) watcher.resolve();
+      else watchers.push(watcher);
+    }
+  });
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdin.on("error", () => {}); // the provider may be gone before the host stops writing
+  // Exited, and stdout read to its end: only then has the host seen every reply.
+  const done = Promise.all([
+    new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code))),
+    new Promise<void>((resolve) => child.stdout.on("close", () => resolve())),
+  ]).then(([code]) => {
+    live.delete(child);
+    return code;
+  });
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    done,
+    /** Resolves once `count` lines have arrived. */
+    linesAtLeast: (count: number) =>
+      new Promise<void>((resolve) => {
+        if (lines.length >= count) resolve();
+        else watchers.push({ count, resolve });
+      }),
+  };
+}
+
+/** Checks that `lines` are the handshake_ack then the replies to q0 … q<count-1>, in that order. */
+function expectEchoReplies(lines: readonly string[], count: number): void {
+  expect(lines).toHaveLength(count + 1);
+  expect(JSON.parse(lines[0] as string).type).toBe("handshake_ack");
+  for (let i = 0; i < count; i++) {
+    const reply = JSON.parse(lines[i + 1] as string);
+    if (reply.type !== "frames" || reply.result.frames[0]?.title !== `q${i}`) {
+      throw new Error(`reply ${i + 1} is not the answer to q${i}: ${(lines[i + 1] as string).slice(0, 200)}`);
+    }
+  }
+}
+
+type End = "eof" | "shutdown" | "sigterm";
+
+/** One session: a handshake and `count` pipelined queries in one write, then the end named. */
+async function pipelinedSession(end: End, count: number, pauseMs: number) {
+  const served = serveEcho(pauseMs);
+  const input = HANDSHAKE + queries(count);
+  if (end === "eof") served.child.stdin.end(input);
+  else if (end === "shutdown") served.child.stdin.end(`${input}{"type":"shutdown"}\n`);
+  else {
+    served.child.stdin.write(input);
+    // Half the replies are in: every query has been read (they fit one pipe buffer), many are still owed.
+    await served.linesAtLeast(count / 2);
+    served.child.kill("SIGTERM");
+  }
+  const code = await served.done;
+  return { end, code, lines: served.lines, stderr: served.stderr() };
+}
+
+/** Runs `tasks` with at most `limit` at a time; resolves with their results in order. */
+async function bounded<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await (tasks[index] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+describe("ocp serve over stdio: a clean end", () => {
+  it("exits 0 after delivering every reply, run after run, on EOF, shutdown and SIGTERM under pipelining", async () => {
+    const RUNS = 54; // 18 of each end
+    // 200 replies of ~4 KiB read by a host that pauses 10 ms after each chunk: the pipe is
+    // full when the session ends, and the last replies leave while the provider winds down.
+    const COUNT = 200;
+    const ends: End[] = ["eof", "shutdown", "sigterm"];
+    const results = await bounded(
+      Array.from({ length: RUNS }, (_, i) => () => pipelinedSession(ends[i % ends.length] as End, COUNT, 10)),
+      3,
+    );
+    const failed = results.filter((result) => result.code !== 0);
+    expect(
+      failed.map(({ end, code, stderr }) => `${end}: exit ${code} ${stderr.slice(-200)}`),
+      `${failed.length} of ${RUNS} runs did not exit 0`,
+    ).toEqual([]);
+    for (const result of results) expectEchoReplies(result.lines, COUNT);
+  }, 240_000);
+
+  it("waits for a host that reads slowly but steadily, however long it takes: every reply arrives", async () => {
+    // ~1.2 MiB of replies read one pipe-full (64 KiB) per 100 ms: about two seconds of reading after EOF.
+    const result = await pipelinedSession("eof", 300, 100);
+    expect(result.code).toBe(0);
+    expectEchoReplies(result.lines, 300);
+  }, 60_000);
+});
+
+/** The resident set of a process in KiB, from /proc. */
+function rssKiB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (match === null) throw new Error(`no VmRSS for ${pid}`);
+  return Number(match[1]);
+}
+
+/** Samples `pid`'s RSS every 100 ms until it has not grown for `quietSamples` samples; returns the peak. */
+async function settledRss(pid: number, quietSamples: number): Promise<number> {
+  let peak = rssKiB(pid);
+  let quiet = 0;
+  while (quiet < quietSamples) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = rssKiB(pid);
+    if (now > peak + 256) {
+      peak = now;
+      quiet = 0;
+    } else quiet++;
+  }
+  return peak;
+}
+
+describe("ocp serve over stdio: a host that stops reading", () => {
+  it("keeps the provider's memory bounded; once the host reads again every reply arrives, in order", async () => {
+    const COUNT = 20_000; // ~4 KiB each: ~80 MiB of replies if the provider queued them all
+    const served = serveEcho();
+    served.child.stdin.write(HANDSHAKE + queries(200));
+    await served.linesAtLeast(201);
+    const before = rssKiB(served.child.pid as number);
+
+    served.child.stdout.pause(); // the host stops reading; the pipe fills
+    served.child.stdin.write(queries(COUNT, 200));
+    // However long the host waits, the provider's memory stops growing well short of the pile of replies.
+    const peak = await settledRss(served.child.pid as number, 15);
+    const grownMiB = (peak - before) / 1024;
+    expect(grownMiB, `provider RSS grew by ${grownMiB.toFixed(1)} MiB while the host did not read`).toBeLessThan(40);
+
+    served.child.stdout.resume();
+    served.child.stdin.end();
+    expect(await served.done).toBe(0);
+    expectEchoReplies(served.lines, COUNT + 200);
+  }, 120_000);
+});
