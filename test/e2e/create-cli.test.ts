@@ -82,7 +82,7 @@ describe("create-ocp-provider without a terminal", () => {
       [["x1", "--transport", "ws"], "--transport must be one of stdio, http"],
       [["x1", "--template", "blank", "--index", "sqlite"], "--index applies to --template search-index only"],
       [["x1", "--name", "Bad Name"], "'Bad Name' is not a valid npm package name"],
-      [["x1", "--frobnicate"], "Unknown option '--frobnicate'"],
+      [["x1", "--frobnicate"], "unknown option '--frobnicate' (usage: npm create ocp-provider [dir]"],
       [["x1", "x2"], "expected one directory"],
     ] as const) {
       const { code, stderr } = await run([...args]);

@@ -5,43 +5,24 @@
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import { parseListenAddress } from "../transport/listen.js";
-import { serveProvider } from "../transport/serve.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import { argsErrorMessage, wantsHelp } from "./args.js";
 import { loadProvider } from "./load-provider.js";
 import { renderFrames } from "./render.js";
+import { CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
 
-const USAGE = `ocp — Open Context Protocol (ocp/1.0-draft) provider tools
-
-Usage:
-  ocp serve <module> [--http [host:]port] [--token T]
-      Serve the provider that <module> exports by default: over stdio (NDJSON), or
-      over HTTP with --http (default host 127.0.0.1). --token (or OCP_HTTP_TOKEN)
-      requires "Authorization: Bearer T".
-  ocp query <module> "<goal>" [--max-tokens N] [--max-frames N] [--kinds k,..]
-            [--query-text T] [--anchors a,..] [--as-of T] [--json]
-      Run one query in-process and print the frames (or the result as JSON).
-  ocp inspect stdio [--query TEXT] [--json] [--tokenizer T] -- <command> [args...]
-  ocp inspect http <url> [--token T] [--query TEXT] [--json] [--tokenizer T]
-      Run the conformance suite against a provider; exit 0 iff it is conformant.
-      "ocp inspect --help" says more.
-  ocp add plugin <ripgrep|symbols|facts> [--file src/provider.ts]
-  ocp generate plugin <name>
-      Codemods from create-ocp-provider (install it): wire a reference plugin into
-      defineProvider's plugins, or scaffold a new plugin with its test.
-
-<module> is a .js or .ts file whose default export is defineProvider({ ... }).
-`;
-
-function usageError(message: string): OcpError {
-  return new OcpError(ERROR_CODES.USAGE, `${message}\n\n${USAGE}`);
+/** A usage error of `ocp <command>`, printed as one line with its synopsis. */
+function usageError(command: string | undefined, message: string): CommandUsageError {
+  return new CommandUsageError(command, message);
 }
 
 /** Runs a parseArgs call, turning its complaints (unknown option, missing value) into usage errors. */
-function parsed<R>(parse: () => R): R {
+function parsed<R>(command: string, parse: () => R): R {
   try {
     return parse();
   } catch (error) {
-    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw usageError((error as Error).message);
+    const message = argsErrorMessage(error);
+    if (message !== undefined) throw usageError(command, message);
     throw error;
   }
 }
@@ -50,13 +31,13 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   if (value === undefined) return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 4_294_967_295) {
-    throw usageError(`--${name} must be a whole number ≥ 0, not '${value}'`);
+    throw usageError("query", `--${name} must be a whole number ≥ 0, not '${value}'`);
   }
   return parsed;
 }
 
 async function serveCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed(() =>
+  const { values, positionals } = parsed("serve", () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -64,18 +45,20 @@ async function serveCommand(args: string[]): Promise<void> {
     }),
   );
   const [module] = positionals;
-  if (module === undefined || positionals.length > 1) throw usageError("ocp serve takes exactly one module");
+  if (module === undefined || positionals.length > 1) throw usageError("serve", "takes exactly one module");
   let http: { host: string; port: number } | undefined;
   if (values.http !== undefined) {
     http = parseListenAddress(values.http);
-    if (http === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
+    if (http === undefined) throw usageError("serve", `--http expects [host:]port, not '${values.http}'`);
   }
+  // Loaded here: the HTTP server's modules are no cost to `ocp query` or `ocp --help`.
+  const { serveProvider } = await import("../transport/serve.js");
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
   await serveProvider(() => loadProvider(module), { http, token: values.token });
 }
 
 async function queryCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed(() =>
+  const { values, positionals } = parsed("query", () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -92,12 +75,12 @@ async function queryCommand(args: string[]): Promise<void> {
   );
   const [module, goal] = positionals;
   if (module === undefined || goal === undefined || positionals.length > 2) {
-    throw usageError('ocp query takes a module and a goal: ocp query <module> "<goal>"');
+    throw usageError("query", "takes a module and a goal");
   }
   const kinds = (values.kinds ?? "").split(",").filter((kind) => kind !== "");
   for (const kind of kinds) {
     if (!(FRAME_KINDS as readonly string[]).includes(kind)) {
-      throw usageError(`unknown kind '${kind}' (expected ${FRAME_KINDS.join(", ")})`);
+      throw usageError("query", `unknown kind '${kind}' (expected ${FRAME_KINDS.join(", ")})`);
     }
   }
   const query: ContextQuery = {
@@ -133,6 +116,11 @@ async function forwardToCreate(command: string, rest: string[]): Promise<number>
     if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String(error).includes(`'${name}'`)) {
       throw error;
     }
+    // Help needs no codemod: say what the command would do, and how to get it.
+    if (wantsHelp(rest)) {
+      process.stdout.write(commandUsage(command));
+      return 0;
+    }
     throw new OcpError(
       ERROR_CODES.MODULE_LOAD,
       `'ocp ${command}' needs create-ocp-provider: npm install -D create-ocp-provider (or run npx create-ocp-provider ${command} …)`,
@@ -145,6 +133,11 @@ async function forwardToCreate(command: string, rest: string[]): Promise<number>
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    // `ocp serve x.ts --help` asks for help, whatever else is on the line.
+    if ((command === "serve" || command === "query") && wantsHelp(rest)) {
+      process.stdout.write(commandUsage(command));
+      return 0;
+    }
     switch (command) {
       case "serve":
         await serveCommand(rest);
@@ -159,16 +152,25 @@ export async function main(argv: string[]): Promise<number> {
         const { inspectMain } = await import("./inspect.js");
         return await inspectMain(rest, "ocp inspect");
       }
-      case undefined:
+      case "--version":
+        process.stdout.write(versionText());
+        return 0;
       case "help":
+        process.stdout.write(rest[0] === undefined ? overview() : commandUsage(rest[0]));
+        return 0;
+      case undefined:
       case "--help":
       case "-h":
-        process.stdout.write(USAGE);
+        process.stdout.write(overview());
         return command === undefined ? 2 : 0;
       default:
-        throw usageError(`unknown command '${command}'`);
+        throw usageError(undefined, `unknown command '${command}'`);
     }
   } catch (error) {
+    if (error instanceof CommandUsageError) {
+      process.stderr.write(error.line());
+      return 2;
+    }
     process.stderr.write(`ocp: ${error instanceof OcpError ? error.message : describeError(error)}\n`);
     return error instanceof OcpError && error.code === ERROR_CODES.USAGE ? 2 : 1;
   }

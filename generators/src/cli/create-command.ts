@@ -7,6 +7,7 @@
 import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import * as prompts from "@clack/prompts";
+import { argsErrorMessage, wantsHelp } from "ocp-provider/cli";
 import pc from "picocolors";
 import {
   type CreatedProject,
@@ -41,6 +42,7 @@ Options:
   --overwrite           empty a non-empty directory first (.git is kept)
   --yes, -y             take the defaults for everything not given; never prompt
   --help, -h            show this help
+  --version             show the version
 
 Without a terminal it never prompts: it takes the flags and the defaults.
 
@@ -51,8 +53,12 @@ Also:
 
 const DEFAULT_DIRECTORY = "my-ocp-provider";
 
+/** A usage error: one line, with the command's synopsis. */
 function usage(message: string): CreateError {
-  return new CreateError(CREATE_ERROR_CODES.USAGE, `${message}\n\n${CREATE_USAGE}`);
+  return new CreateError(
+    CREATE_ERROR_CODES.USAGE,
+    `${message} (usage: npm create ocp-provider [dir] -- [options]; create-ocp-provider --help says more)`,
+  );
 }
 
 function oneOf<T extends string>(flag: string, value: string | undefined, choices: readonly T[]): T | undefined {
@@ -80,7 +86,7 @@ export function parseCreateArgs(args: string[]) {
   try {
     parsed = parseArgs({ args, allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    throw usage((error as Error).message);
+    throw usage(argsErrorMessage(error) ?? (error as Error).message);
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1)
@@ -200,8 +206,9 @@ export function nextSteps(project: CreatedProject, cwd = process.cwd()): string 
 }
 /** Runs the create command; resolves to the exit code. */
 export async function createCommand(args: string[]): Promise<number> {
-  const flags = parseCreateArgs(args);
-  if (flags.help) {
+  // Help wins over any mistake elsewhere on the line.
+  const flags = wantsHelp(args) ? undefined : parseCreateArgs(args);
+  if (flags === undefined || flags.help) {
     process.stdout.write(CREATE_USAGE);
     return 0;
   }

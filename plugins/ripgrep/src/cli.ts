@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { parseListenAddress } from "ocp-provider";
+import { argsErrorMessage, usageErrorLine, wantsHelp } from "ocp-provider/cli";
 import { DEFAULTS, resolveOptions } from "./options.js";
 import { PACKAGE_VERSION } from "./plugin.js";
 import type { RipgrepProviderOptions } from "./provider.js";
@@ -28,6 +29,9 @@ Options:
   -h, --help             show this help
   --version              show the version
 `;
+
+/** The usage line a usage error names. */
+const SYNOPSIS = "ocp-ripgrep [--root DIR] [--http [host:]port] [--token T] [options]";
 
 class UsageError extends Error {}
 
@@ -74,7 +78,7 @@ export function parseCommandLine(argv: readonly string[]): {
       },
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(argsErrorMessage(error) ?? (error as Error).message);
   }
   const text = (key: string) => values[key] as string | undefined;
   if (text("token") !== undefined && text("http") === undefined) throw new UsageError("--token needs --http");
@@ -100,6 +104,11 @@ export function parseCommandLine(argv: readonly string[]): {
  */
 export async function main(argv: readonly string[]): Promise<number | "serving"> {
   let parsed: ReturnType<typeof parseCommandLine>;
+  // Help wins over any mistake elsewhere on the line.
+  if (wantsHelp(argv)) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   try {
     parsed = parseCommandLine(argv);
     if (parsed.help) {
@@ -114,7 +123,7 @@ export async function main(argv: readonly string[]): Promise<number | "serving">
     resolveOptions(parsed.options);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`ocp-ripgrep: ${message}\n\n${USAGE}`);
+    process.stderr.write(usageErrorLine("ocp-ripgrep", message, SYNOPSIS));
     return 2;
   }
   try {
