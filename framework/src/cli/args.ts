@@ -1,5 +1,5 @@
 /**
- * `ocp-provider/cli`: what every command line of this repository (`ocp`, `ocp-inspect`, the plugins'
+ * What every command line of this repository (`ocp`, `ocp-inspect`, the plugins'
  * bins, `create-ocp-provider`) shares: `--help`/`-h` anywhere before `--`, and a
  * usage error as one line that names the problem and the command's synopsis —
  * never Node's raw parseArgs text, whose advice quotes the option unbalanced.

@@ -15,6 +15,7 @@ import { describeError } from "../provider/errors.js";
 import { CORE_VERSION } from "../provider/plugin.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
 import { argsErrorMessage, usageErrorLine, wantsHelp, wantsVersion } from "./args.js";
+import { useColor } from "./color.js";
 import { renderReport, renderSample } from "./inspect-render.js";
 
 /** Which command line is speaking, for usage text and messages. */
@@ -130,7 +131,7 @@ export async function inspectMain(argv: readonly string[], program: InspectProgr
     process.stderr.write(usageErrorLine(program, error.message, synopsis));
     return 2;
   }
-  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+  const color = useColor(process.stdout);
   try {
     let sample: Sample | undefined;
     if (options.query !== undefined) {

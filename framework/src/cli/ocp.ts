@@ -7,6 +7,7 @@ import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import { parseListenAddress } from "../transport/listen.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { argsErrorMessage, wantsHelp } from "./args.js";
+import { useColor } from "./color.js";
 import { loadProvider } from "./load-provider.js";
 import { renderFrames } from "./render.js";
 import { CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
@@ -70,6 +71,7 @@ async function queryCommand(args: string[]): Promise<void> {
         anchors: { type: "string" },
         "as-of": { type: "string" },
         json: { type: "boolean", default: false },
+        full: { type: "boolean", default: false },
       },
     }),
   );
@@ -97,7 +99,14 @@ async function queryCommand(args: string[]): Promise<void> {
     const result = await provider.query(query);
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else
-      process.stdout.write(renderFrames(result, { maxTokens: query.max_tokens, color: process.stdout.isTTY === true }));
+      process.stdout.write(
+        renderFrames(result, {
+          maxTokens: query.max_tokens,
+          color: useColor(process.stdout),
+          goal: [goal, values["query-text"]].filter((text) => text !== undefined).join(" "),
+          full: values.full,
+        }),
+      );
   } finally {
     await provider.close();
   }

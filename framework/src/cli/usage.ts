@@ -7,6 +7,7 @@ import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { CORE_VERSION } from "../provider/plugin.js";
 import { PROTOCOL_VERSION } from "../wire/version.js";
 import { usageErrorLine } from "./args.js";
+import { PREVIEW_LINES } from "./render.js";
 
 /** A subcommand's help. */
 export interface CommandHelp {
@@ -29,7 +30,9 @@ Options:
   },
   query: {
     synopsis: 'ocp query <module> "<goal>" [options]',
-    details: `Run one query in-process and print the frames (or the result as JSON).
+    details: `Run one query in-process and print what came back: per frame its rank, kind, score,
+cost against the budget, title, where it comes from (path:line) and citation, and the
+first ${PREVIEW_LINES} lines of its content (goal terms highlighted on a terminal).
 
 Options:
   --max-tokens N       the budget (default 1024)
@@ -38,7 +41,10 @@ Options:
   --query-text T       the query_text field (default: none)
   --anchors a,..       anchors: paths or identifiers the answer should be near
   --as-of T            valid time: RFC 3339 (2024-05-01T09:30:00Z) or a date (2024-05-01)
-  --json               print the ContextQueryResult as JSON, nothing else`,
+  --full               show every line of each frame's content
+  --json               print the ContextQueryResult as JSON, nothing else
+
+Colour on a terminal only; NO_COLOR=1 turns it off, FORCE_COLOR=1 on.`,
   },
   inspect: {
     synopsis: "ocp inspect stdio [options] -- <command> [args...] | ocp inspect http <url> [options]",

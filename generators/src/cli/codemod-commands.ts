@@ -5,11 +5,14 @@
 import { dirname, relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { FrameKind } from "ocp-provider";
-import { argsErrorMessage, wantsHelp } from "ocp-provider/cli";
-import pc from "picocolors";
+import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
+import picocolors from "picocolors";
 import { addDependency, addPlugin, findPackageJson, KNOWN_PLUGINS, type KnownPlugin } from "../codemods/add-plugin.js";
 import { generatePlugin } from "../codemods/generate-plugin.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+
+/** Colours for stdout, by the rule every bin follows (NO_COLOR, FORCE_COLOR, a terminal). */
+const pc = picocolors.createColors(useColor(process.stdout));
 
 /** The usage text of the codemod commands. */
 export const CODEMOD_USAGE = `Usage:

@@ -7,8 +7,8 @@
 import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import * as prompts from "@clack/prompts";
-import { argsErrorMessage, wantsHelp } from "ocp-provider/cli";
-import pc from "picocolors";
+import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
+import picocolors from "picocolors";
 import {
   type CreatedProject,
   type CreateOptions,
@@ -28,6 +28,10 @@ import {
   type Transport,
 } from "../create/templates.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+
+/** Colours for stdout and stderr, by the rule every bin follows (NO_COLOR, FORCE_COLOR, a terminal). */
+const pc = picocolors.createColors(useColor(process.stdout));
+const pcErr = picocolors.createColors(useColor(process.stderr));
 
 /** The usage text of the create command. */
 export const CREATE_USAGE = `Usage: npm create ocp-provider [dir] -- [options]
@@ -225,7 +229,7 @@ export async function createCommand(args: string[]): Promise<number> {
   }
   const packageManager = detectPackageManager();
   process.stderr.write(
-    `Creating ${pc.bold(options.directory)} (template ${options.template ?? "blank"}${
+    `Creating ${pcErr.bold(options.directory)} (template ${options.template ?? "blank"}${
       (options.template ?? "blank") === "search-index" ? `/${options.index ?? "lunr"}` : ""
     }, ${options.transport ?? "stdio"})${options.install === false ? "" : `; installing with ${packageManager}`}…\n`,
   );
