@@ -7,6 +7,7 @@ import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import { parseListenAddress } from "../transport/listen.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { argsErrorMessage, wantsHelp } from "./args.js";
+import { asOfProblem } from "./as-of.js";
 import { useColor } from "./color.js";
 import { loadProvider } from "./load-provider.js";
 import { renderFrames } from "./render.js";
@@ -85,6 +86,9 @@ async function queryCommand(args: string[]): Promise<void> {
       throw usageError("query", `unknown kind '${kind}' (expected ${FRAME_KINDS.join(", ")})`);
     }
   }
+  const asOf = values["as-of"];
+  const asOfWrong = asOf === undefined ? undefined : asOfProblem(asOf);
+  if (asOfWrong !== undefined) throw usageError("query", `--as-of '${asOf}': ${asOfWrong}`);
   const query: ContextQuery = {
     goal,
     query_text: values["query-text"],
@@ -92,7 +96,7 @@ async function queryCommand(args: string[]): Promise<void> {
     anchors: (values.anchors ?? "").split(",").filter((anchor) => anchor !== ""),
     max_tokens: positiveInt("max-tokens", values["max-tokens"], 1024),
     max_frames: positiveInt("max-frames", values["max-frames"], 8),
-    as_of: values["as-of"],
+    as_of: asOf,
   };
   const provider = await loadProvider(module);
   try {

@@ -19,6 +19,10 @@ describe("the ocp-ripgrep command line", () => {
       "900",
       "--rg",
       "/usr/bin/rg",
+      "--glob",
+      "*.ts",
+      "--glob",
+      "!*.test.ts",
     ]);
     expect(parsed).toMatchObject({
       http: { host: "0.0.0.0", port: 8080 },
@@ -30,6 +34,7 @@ describe("the ocp-ripgrep command line", () => {
         contextLines: 5,
         timeoutMs: 900,
         rgPath: "/usr/bin/rg",
+        globs: ["*.ts", "!*.test.ts"],
       },
     });
     expect(parseCommandLine([]).options.root).toBe(process.cwd());

@@ -22,6 +22,7 @@ Options:
   --http [host:]port     serve streamable HTTP instead (host default 127.0.0.1)
   --token T              with --http: require "Authorization: Bearer T" (default: $OCP_HTTP_TOKEN)
   --hidden               search hidden files and directories too (never .git)
+  --glob GLOB            include (*.ts, src/**) or exclude (!*.test.ts) files, as rg's --glob; repeatable
   --max-filesize BYTES   skip larger files (default ${DEFAULTS.maxFileSizeBytes})
   --context N            lines of context around a match (default ${DEFAULTS.contextLines})
   --timeout MS           bound on one search (default ${DEFAULTS.timeoutMs})
@@ -59,7 +60,7 @@ export function parseCommandLine(argv: readonly string[]): {
   token?: string;
   options: RipgrepProviderOptions;
 } {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -69,6 +70,7 @@ export function parseCommandLine(argv: readonly string[]): {
         http: { type: "string" },
         token: { type: "string" },
         hidden: { type: "boolean" },
+        glob: { type: "string", multiple: true },
         "max-filesize": { type: "string" },
         context: { type: "string" },
         timeout: { type: "string" },
@@ -90,6 +92,7 @@ export function parseCommandLine(argv: readonly string[]): {
     options: {
       root: text("root") ?? process.cwd(),
       hidden: values.hidden === true,
+      globs: values.glob as string[] | undefined,
       maxFileSizeBytes: whole("max-filesize", text("max-filesize")),
       contextLines: whole("context", text("context")),
       timeoutMs: whole("timeout", text("timeout")),
