@@ -71,7 +71,7 @@ describe("ocp query --as-of", () => {
 
 describe("ocp-ripgrep --glob", () => {
   const root = join(tmp, "tree");
-  for (const [path, text] of [
+  for (const [path, text] of <[string, string][]>[
     ["src/app.ts", "NEEDLE in ts\n"],
     ["src/app.test.ts", "NEEDLE in a test\n"],
     ["src/lib.js", "NEEDLE in js\n"],
