@@ -16,6 +16,7 @@ import { CORE_VERSION } from "../provider/plugin.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
 import { argsErrorMessage, usageErrorLine, wantsHelp, wantsVersion } from "./args.js";
 import { useColor } from "./color.js";
+import { startProgress } from "./inspect-progress.js";
 import { renderReport, renderSample } from "./inspect-render.js";
 
 /** Which command line is speaking, for usage text and messages. */
@@ -138,12 +139,15 @@ export async function inspectMain(argv: readonly string[], program: InspectProgr
       sample = await sampleQuery(options.target, { goal: options.query, queryTimeoutMs: options.timeoutMs });
       if (!options.json) process.stdout.write(`${renderSample(sample, color)}\n`);
     }
-    if (!options.json && process.stderr.isTTY) process.stderr.write("running the conformance checks…\n");
+    // On a terminal, a status line names the checks still waiting (a hung provider holds some up).
+    const progress =
+      !options.json && process.stderr.isTTY ? startProgress(process.stderr, options.target.transport) : undefined;
     const report = await runConformance(options.target, {
       tokenizer: options.tokenizer,
       queryTimeoutMs: options.timeoutMs,
       ...(options.query !== undefined ? { goals: [options.query] } : {}),
-    });
+      ...(progress !== undefined ? { onCheck: progress.done } : {}),
+    }).finally(() => progress?.stop());
     if (options.json) process.stdout.write(`${JSON.stringify(sample ? { ...report, sample } : report, null, 2)}\n`);
     else process.stdout.write(renderReport(report, color));
     return report.conformant ? 0 : 1;

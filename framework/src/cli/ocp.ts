@@ -3,7 +3,7 @@
  * asks it one question in-process and shows what came back.
  */
 import { parseArgs } from "node:util";
-import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
+import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
 import { parseListenAddress } from "../transport/listen.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { argsErrorMessage, wantsHelp } from "./args.js";
@@ -184,7 +184,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(error.line());
       return 2;
     }
-    process.stderr.write(`ocp: ${error instanceof OcpError ? error.message : describeError(error)}\n`);
+    // An OcpError's or a plugin's UserError's message is written for people: no class name before it.
+    const said = error instanceof OcpError || error instanceof UserError ? error.message : describeError(error);
+    process.stderr.write(`ocp${command === "query" || command === "serve" ? ` ${command}` : ""}: ${said}\n`);
     return error instanceof OcpError && error.code === ERROR_CODES.USAGE ? 2 : 1;
   }
 }

@@ -179,6 +179,7 @@ export function defineProvider(options: ProviderOptions): Provider {
   }
 
   const logOf = (plugin: Plugin) => pluginLog.get(plugin) as Logger;
+  const logByName = (name: string) => logOf(plugins.find((plugin) => plugin.name === name) as Plugin);
 
   /**
    * The plugins a query reaches: set up, and serving one of the wanted kinds (any kind
@@ -237,6 +238,7 @@ export function defineProvider(options: ProviderOptions): Provider {
     if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status !== "ok")) {
       const messages = outcomes.flatMap((outcome) => (outcome.userMessage !== undefined ? [outcome.userMessage] : []));
       const timedOut = outcomes.every((outcome) => outcome.status === "timeout");
+      // The caller says it (the host gets it as an error envelope, ocp query prints it): not logged here too.
       throw new UserError(
         messages.length > 0
           ? messages.join("; ")
@@ -244,6 +246,10 @@ export function defineProvider(options: ProviderOptions): Provider {
             ? "search timed out"
             : "search failed in every plugin (details are on the provider's stderr)",
       );
+    }
+    // The others answered, so the query succeeds: a failed plugin's own message shows only here.
+    for (const outcome of outcomes) {
+      if (outcome.userMessage !== undefined) logByName(outcome.plugin).warn(outcome.userMessage);
     }
     const packed = packFrames(
       outcomes.length === 1
