@@ -21,6 +21,8 @@ import {
 import {
   INDEX_KINDS,
   type IndexKind,
+  readmeCommands,
+  readmeSteps,
   TEMPLATE_NAMES,
   TEMPLATES,
   type TemplateName,
@@ -44,6 +46,8 @@ Options:
   --name <name>         npm package name (default: from the directory name)
   --no-install          write the project, do not install its dependencies
   --overwrite           empty a non-empty directory first (.git is kept)
+  --local-packages DIR  install ocp-provider and its plugins from the npm pack tarballs in DIR
+                        (what npm run create does in a clone, before they are published)
   --yes, -y             take the defaults for everything not given; never prompt
   --help, -h            show this help
   --version             show the version
@@ -80,6 +84,7 @@ const OPTIONS = {
   name: { type: "string" },
   "no-install": { type: "boolean", default: false },
   overwrite: { type: "boolean", default: false },
+  "local-packages": { type: "string" },
   yes: { type: "boolean", short: "y", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -112,6 +117,7 @@ export function parseCreateArgs(args: string[]) {
     name: values.name,
     install: !values["no-install"],
     overwrite: values.overwrite,
+    localPackages: values["local-packages"],
     yes: values.yes,
     help: values.help,
   };
@@ -163,7 +169,7 @@ async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOpt
       await prompts.select<Transport>({
         message: "How do hosts reach it?",
         options: [
-          { value: "stdio", label: "stdio", hint: "the host spawns it (most hosts)" },
+          { value: "stdio", label: "stdio", hint: "the host spawns it; most hosts do" },
           { value: "http", label: "http", hint: "streamable HTTP on 127.0.0.1:8080" },
         ],
         initialValue: "stdio",
@@ -190,24 +196,31 @@ async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOpt
     );
     if (!overwrite) throw new CreateError(CREATE_ERROR_CODES.CANCELLED, "cancelled: nothing was written");
   }
-  return { directory, template, index, transport, name, install: flags.install, overwrite };
+  return {
+    directory,
+    template,
+    index,
+    transport,
+    name,
+    install: flags.install,
+    overwrite,
+    localPackages: flags.localPackages,
+  };
 }
 
-/** The commands to run next, for a person. */
+/** The commands to run next, for a person: the project's README's commands, after cd and install. */
 export function nextSteps(project: CreatedProject, cwd = process.cwd()): string {
   const pm = project.packageManager;
-  const run = pm === "npm" ? "npm run" : pm;
   const where = relative(cwd, project.directory) || ".";
-  const step = (command: string, why: string) => `  ${command.padEnd(32)} # ${why}`;
+  const steps = readmeSteps(project.template, project.index, project.transport);
   const lines = [
-    ...(where === "." ? [] : [`  cd ${/\s/.test(where) ? JSON.stringify(where) : where}`]),
-    ...(project.installed ? [] : [`  ${pm} install`]),
-    step(`${pm} test`, "typecheck, tests, OCP conformance"),
-    step(`${run} query -- "your question"`, "see the frames it answers with"),
-    step(`${pm} start`, `serve it over ${project.transport}`),
+    ...(where === "." ? [] : [`cd ${/\s/.test(where) ? JSON.stringify(where) : where}`]),
+    ...(project.installed ? [] : [`${pm} install`]),
+    ...readmeCommands(steps, pm).split("\n"),
   ];
-  return lines.join("\n");
+  return lines.map((line) => `  ${line}`).join("\n");
 }
+
 /** Runs the create command; resolves to the exit code. */
 export async function createCommand(args: string[]): Promise<number> {
   // Help wins over any mistake elsewhere on the line.

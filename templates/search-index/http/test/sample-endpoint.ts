@@ -15,8 +15,8 @@ const docs = JSON.parse(readFileSync(new URL("../data/sample-docs.json", import.
 
 const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []);
 
-/** Starts the sample endpoint on a free loopback port. */
-export async function startSampleEndpoint(): Promise<{ url: string; close(): Promise<void> }> {
+/** Starts the sample endpoint on a loopback port: `port`, or a free one. */
+export async function startSampleEndpoint(port = 0): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
     const wanted = words(new URL(request.url ?? "/", "http://127.0.0.1").searchParams.get("q") ?? "");
     const hits = docs
@@ -29,10 +29,13 @@ export async function startSampleEndpoint(): Promise<{ url: string; close(): Pro
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({ hits: { total: { value: hits.length }, hits } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  const { port: listening } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/docs/_search`,
+    url: `http://127.0.0.1:${listening}/docs/_search`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
