@@ -44,7 +44,7 @@ async function run(bin: Bin, args: string[]): Promise<{ code: number; stdout: st
 /** Each bin's commands, with the words that put one on the line (the bin itself is `[]`). */
 const COMMANDS: [Bin, string[]][] = [
   ["ocp", []],
-  ...["serve", "query", "inspect", "add", "generate"].map((c): [Bin, string[]] => ["ocp", [c]]),
+  ...["serve", "query", "bench", "inspect", "add", "generate"].map((c): [Bin, string[]] => ["ocp", [c]]),
   ["ocp", ["inspect", "stdio"]],
   ["ocp-inspect", []],
   ["ocp-inspect", ["stdio"]],
@@ -110,6 +110,7 @@ describe.concurrent("an unknown option", () => {
   const lines: [Bin, string[], RegExp][] = [
     ["ocp", ["serve", "p.ts", "--bogus"], /usage: ocp serve <module>/],
     ["ocp", ["query", "p.ts", "goal", "--bogus"], /usage: ocp query <module> "<goal>"/],
+    ["ocp", ["bench", "p.ts", "--bogus"], /usage: ocp bench <module>/],
     ["ocp", ["inspect", "stdio", "--bogus", "--", "node"], /usage: ocp inspect stdio/],
     ["ocp", ["add", "plugin", "ripgrep", "--bogus"], /usage: create-ocp-provider add plugin/],
     ["ocp", ["generate", "plugin", "x", "--bogus"], /usage: create-ocp-provider generate plugin/],

@@ -330,6 +330,7 @@ async function readmeCommands(c: Case, dir: string, step: (name: string, done: P
       await expectOk(`README: ${command}`, done, (d) => {
         if (d.code !== 0) return `exit ${d.code}`;
         if (command.startsWith("npm run query") && !/^ *1\. /m.test(d.stdout)) return "no frame in its answer";
+        if (command === "npm run bench" && !/^tokens shipped +mean [1-9]/m.test(d.stdout)) return "shipped nothing";
         if (command === "npm run inspect") {
           if (!/^CONFORMANT: /m.test(d.stdout)) return "not CONFORMANT";
           const skipped = FRAME_CHECKS.filter((name) => new RegExp(`^ – ${name} `, "m").test(d.stdout));

@@ -147,7 +147,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     // `ocp serve x.ts --help` asks for help, whatever else is on the line.
-    if ((command === "serve" || command === "query") && wantsHelp(rest)) {
+    if ((command === "serve" || command === "query" || command === "bench") && wantsHelp(rest)) {
       process.stdout.write(commandUsage(command));
       return 0;
     }
@@ -158,6 +158,11 @@ export async function main(argv: string[]): Promise<number> {
       case "query":
         await queryCommand(rest);
         return 0;
+      case "bench": {
+        const { benchCommand } = await import("./bench.js");
+        await benchCommand(rest);
+        return 0;
+      }
       case "add":
       case "generate":
         return await forwardToCreate(command, rest);
@@ -186,7 +191,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     // An OcpError's or a plugin's UserError's message is written for people: no class name before it.
     const said = error instanceof OcpError || error instanceof UserError ? error.message : describeError(error);
-    process.stderr.write(`ocp${command === "query" || command === "serve" ? ` ${command}` : ""}: ${said}\n`);
+    const program = command === "query" || command === "serve" || command === "bench" ? `ocp ${command}` : "ocp";
+    process.stderr.write(`${program}: ${said}\n`);
     return error instanceof OcpError && error.code === ERROR_CODES.USAGE ? 2 : 1;
   }
 }

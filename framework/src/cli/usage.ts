@@ -46,6 +46,21 @@ Options:
 
 Colour on a terminal only; NO_COLOR=1 turns it off, FORCE_COLOR=1 on.`,
   },
+  bench: {
+    synopsis: "ocp bench <module> [--goals FILE] [--goal TEXT] [--budget N] [--json]",
+    details: `Benchmark the provider's token accounting in-process: per-query time split into search,
+exact token counting, packing and frame building; the token count cache's hit rate; tokens
+shipped against the budget; and how far bytes/4, words×1.3 and the other encoding are from
+the exact count on its frames — and how often packing by them would break the budget.
+
+Options:
+  --goals FILE         goals, one a line (# comments); default: drawn from its own frames
+  --goal TEXT          a goal (repeatable); with no --goals, also where drawing starts
+  --budget N           each query's max_tokens (default 1024)
+  --max-frames N       each query's max_frames (default 8)
+  --rounds N           times each goal is asked (default 5; the first round finds the cache cold)
+  --json               print the report as JSON, nothing else`,
+  },
   inspect: {
     synopsis: "ocp inspect stdio [options] -- <command> [args...] | ocp inspect http <url> [options]",
     details: `Run the conformance suite against a provider; exit 0 iff it is conformant.
@@ -103,7 +118,7 @@ export class CommandUsageError extends OcpError {
   line(): string {
     const help = this.command === undefined ? undefined : COMMAND_HELP[this.command];
     const program = this.command === undefined ? "ocp" : `ocp ${this.command}`;
-    const synopsis = help?.synopsis ?? "ocp <serve|query|inspect|add|generate> ...";
+    const synopsis = help?.synopsis ?? `ocp <${Object.keys(COMMAND_HELP).join("|")}> ...`;
     return usageErrorLine(program, this.message, synopsis);
   }
 }

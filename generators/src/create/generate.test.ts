@@ -142,6 +142,7 @@ describe("readmeCommands", () => {
       "npm test                                       # typecheck, your tests, and the OCP conformance suite",
       'npm run query -- "who owns the payments API?"  # ask it one question and see the frames',
       "npm run inspect                                # the conformance suite, as a report",
+      "npm run bench                                  # time its queries and check its token accounting",
       "npm start                                      # serve it over stdio",
     ]);
     expect(steps.map((step) => stepCommand(step, "pnpm"))).toEqual([
@@ -149,6 +150,7 @@ describe("readmeCommands", () => {
       "pnpm test",
       'pnpm query "who owns the payments API?"',
       "pnpm inspect",
+      "pnpm bench",
       "pnpm start",
     ]);
   });

@@ -223,6 +223,8 @@ export function packageJsonOf(options: {
         options.transport === "stdio"
           ? `ocp inspect stdio ${probe} -- node --import tsx src/main.ts`
           : `ocp inspect stdio ${probe} -- ocp serve src/provider.ts`,
+      // Token accounting and query time, in-process, from the sample goal and the frames it finds.
+      bench: `ocp bench src/provider.ts --goal "${goal}"`,
       typecheck: "tsc --noEmit",
       test: "tsc --noEmit && vitest run",
       ...spec.scripts(options.index),
@@ -252,6 +254,7 @@ export function readmeSteps(template: TemplateName, index: IndexKind, transport:
     { script: "test", why: "typecheck, your tests, and the OCP conformance suite" },
     { script: "query", args: `"${spec.sampleGoal(index)}"`, why: "ask it one question and see the frames" },
     { script: "inspect", why: "the conformance suite, as a report" },
+    { script: "bench", why: "time its queries and check its token accounting" },
     {
       script: "start",
       why: transport === "http" ? "serve it on http://127.0.0.1:8080/" : "serve it over stdio",
