@@ -38,7 +38,27 @@ function print(report: BenchReport, seconds: number): void {
   console.log(`(${seconds.toFixed(1)} s)`);
 }
 
+const USAGE = `npm run bench -- [name...] [--strict]
+
+Runs this repository's benchmarks: every bench/*.bench.ts, or those named, one after
+another, each printing its table and verdicts. The exit code is 1 when a correctness
+check fails or a benchmark crashes; with --strict also when a speed target is not met.
+
+Benchmarks: NAMES
+
+To benchmark your own provider's token accounting: ocp bench <module> (ocp bench --help).
+`;
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(USAGE.replace("NAMES", available().join(", ")));
+    return 0;
+  }
+  const unknownFlags = argv.filter((arg) => arg.startsWith("-") && arg !== "--strict");
+  if (unknownFlags.length > 0) {
+    console.error(`unknown option(s): ${unknownFlags.join(", ")} (npm run bench -- --help)`);
+    return 2;
+  }
   const strict = argv.includes("--strict");
   const wanted = argv.filter((arg) => !arg.startsWith("--"));
   const names = available();

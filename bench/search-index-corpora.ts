@@ -105,7 +105,7 @@ export function writeFts5(docs: readonly CorpusDoc[], file: string): string {
 
 /** The http template's sample endpoint, serving `docs`: a real server on loopback. */
 export function startEndpoint(docs: readonly CorpusDoc[]): ReturnType<typeof startSampleEndpoint> {
-  return startSampleEndpoint(docs);
+  return startSampleEndpoint(0, docs);
 }
 
 /**

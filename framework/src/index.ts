@@ -30,9 +30,10 @@ export {
   type Provider,
   type ProviderOptions,
   type QueryOptions,
+  type QueryTrace,
 } from "./provider/provider.js";
 export { createSession, type Session, type SessionState } from "./provider/session.js";
-export { createTokenCounter, type TokenCounter, type TokenizerName } from "./tokens/counter.js";
+export { type CacheStats, createTokenCounter, type TokenCounter, type TokenizerName } from "./tokens/counter.js";
 export { parseListenAddress } from "./transport/listen.js";
 export type {
   Capabilities,

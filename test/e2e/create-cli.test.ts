@@ -3,7 +3,7 @@
  * real child process, stdin from /dev/null (no terminal), checked for exit codes,
  * messages, what it writes — and that it never waits for input.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -17,9 +17,12 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../../generators/bin/create-ocp-provider.js", import.meta.url));
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const runFile = promisify(execFile);
 const tmp = mkdtempSync(join(tmpdir(), "ocp-create-cli-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -82,7 +85,7 @@ describe("create-ocp-provider without a terminal", () => {
       [["x1", "--transport", "ws"], "--transport must be one of stdio, http"],
       [["x1", "--template", "blank", "--index", "sqlite"], "--index applies to --template search-index only"],
       [["x1", "--name", "Bad Name"], "'Bad Name' is not a valid npm package name"],
-      [["x1", "--frobnicate"], "Unknown option '--frobnicate'"],
+      [["x1", "--frobnicate"], "unknown option '--frobnicate' (usage: npm create ocp-provider [dir]"],
       [["x1", "x2"], "expected one directory"],
     ] as const) {
       const { code, stderr } = await run([...args]);
@@ -117,7 +120,9 @@ describe("create-ocp-provider without a terminal", () => {
     expect(existsSync(join(dir, ".gitignore"))).toBe(true);
     expect(existsSync(join(dir, "src/adapters/sqlite-fts5.ts"))).toBe(true);
     expect(existsSync(join(dir, "src/adapters/lunr-index.ts"))).toBe(false);
-    expect(stdout).toContain("cd team-docs\n  npm install\n  npm test");
+    // The README's commands: the sample data first, then a question the sample answers.
+    expect(stdout).toMatch(/cd team-docs\n {2}npm install\n {2}npm run sample-index +# .*\n {2}npm test +# /);
+    expect(stdout).toContain('npm run query -- "how do I roll back a deploy?"');
   });
 
   it("refuses a non-empty directory (exit 1, nothing touched) unless --overwrite, which keeps .git", async () => {
@@ -160,8 +165,43 @@ describe("create-ocp-provider without a terminal", () => {
     expect(stderr).toContain("npm ERR! network unreachable");
     expect(stderr).toContain("npm install failed (exit code 3)");
     expect(stderr).toContain("run npm install there");
+    // Before publication the registry answers E404 for our packages: the message says what works instead.
+    expect(stderr).toContain(
+      `create the project from a clone of ocp-provider instead: npm run create -- ${join(tmp, "installs")} --template blank packs the local packages and installs them`,
+    );
     expect(existsSync(join(tmp, "installs", "src/provider.ts"))).toBe(true);
   });
+});
+
+describe("npm run create, in this clone", () => {
+  it("packs our packages into the project and takes ours from them: dependencies, overrides, the codemods", async () => {
+    const dir = join(tmp, "from-clone");
+    const { stdout } = await runFile("npm", ["run", "create", "--", dir, "--template", "facts", "--no-install"], {
+      cwd: REPO,
+    });
+    expect(stdout).toContain("✓ Created from-clone");
+    const tarballs = readdirSync(join(dir, ".ocp-packages")).sort();
+    expect(tarballs.map((file) => file.replace(/-\d+\.\d+\.\d+\.tgz$/, ""))).toEqual([
+      "create-ocp-provider",
+      "ocp-plugin-facts",
+      "ocp-plugin-ripgrep",
+      "ocp-plugin-symbols",
+      "ocp-provider",
+    ]);
+    const spec = (name: string) => `file:.ocp-packages/${tarballs.find((file) => file.startsWith(`${name}-`))}`;
+    const manifest = manifestOf(dir);
+    expect(manifest.dependencies).toMatchObject({
+      "ocp-provider": spec("ocp-provider"),
+      "ocp-plugin-facts": spec("ocp-plugin-facts"),
+    });
+    expect(manifest.devDependencies["create-ocp-provider"]).toBe(spec("create-ocp-provider"));
+    expect(manifest.overrides["ocp-plugin-ripgrep"]).toBe(spec("ocp-plugin-ripgrep"));
+    expect(readFileSync(join(dir, "README.md"), "utf8")).toContain("install from the tarballs in `.ocp-packages/`");
+    // A plugin added later installs from its tarball too, so "Next: npm install" works before publication.
+    const added = await run(["add", "plugin", "symbols"], { cwd: dir });
+    expect(added.code).toBe(0);
+    expect(manifestOf(dir).dependencies["ocp-plugin-symbols"]).toBe(spec("ocp-plugin-symbols"));
+  }, 120_000);
 });
 
 describe("create-ocp-provider on a terminal", () => {

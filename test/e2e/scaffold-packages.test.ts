@@ -6,6 +6,12 @@
  * registry; third-party packages from the npm registry) and runs the project's own
  * `npm test`: typecheck, its tests, and the OCP conformance suite.
  *
+ * Projects are created the way `npm run create` in a clone creates them (the packed
+ * create-ocp-provider with --local-packages: ours from tarballs in .ocp-packages/). After
+ * `npm test`, every command of the project's README runs as written — sample data, query,
+ * inspect (no frame check skipped), start; the "Grow it" codemods in one project, which is
+ * then tested again — and the repository README's CI one-liner runs in a stdio project.
+ *
  * Slow by nature (npm installs; better-sqlite3 compiles for three templates), so:
  * one install per distinct dependency set, reused by the other transport; the user's
  * npm cache with --prefer-offline; and at most two jobs at once on two cores.
@@ -38,7 +44,8 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { template: "blank", transport: "stdio", codemod: ["generate", "plugin", "tickets"] },
+  // blank-stdio runs its README's "Grow it" codemods after its tests; blank-http one before installing.
+  { template: "blank", transport: "stdio" },
   { template: "blank", transport: "http", codemod: ["add", "plugin", "ripgrep"] },
   ...["lunr", "sqlite", "http"].flatMap((index) =>
     (["stdio", "http"] as const).map((transport) => ({ template: "search-index", index, transport })),
@@ -56,6 +63,11 @@ const MINUTES = 60_000;
 const tmp = mkdtempSync(join(tmpdir(), "ocp-scaffold-"));
 const tarballs = new Map<Ours, string>();
 let createBin = "";
+let packDir = "";
+/** The project whose README's "Grow it" commands run (the others' are checked to be the same). */
+const GROWS = "blank-stdio";
+/** A stdio project the repository README's CI one-liner runs in. */
+const CI_ONE_LINER_IN = "facts-stdio";
 
 afterAll(() => {
   process.stderr.write(
@@ -124,6 +136,66 @@ function limiter(n: number) {
 }
 const slot = limiter(2);
 
+/** The commands of a README's ```sh block under `heading`, comments dropped. */
+function shBlock(readme: string, heading: string): string[] {
+  const block = new RegExp(`## ${heading}\\n[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1] ?? "";
+  return block
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line !== "");
+}
+
+/** Runs `command` in a shell as a person would type it; servers (`serves`) run until `ready` matches, then stop. */
+function typed(command: string, cwd: string, env: NodeJS.ProcessEnv, input?: string): Promise<Done> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn("sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(input ?? "");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5 * MINUTES);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, stdout, ms: Date.now() - started });
+    });
+  });
+}
+
+/** A server started by a README command: resolves once `ready` appears in its output. */
+function serving(command: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp) {
+  const child = spawn("sh", ["-c", `exec ${command}`], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let output = "";
+  const up = new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not start within 60 s:\n${output}`)), MINUTES);
+    const seen = (chunk: string) => {
+      output += chunk;
+      const found = ready.exec(output);
+      if (found !== null) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    child.stdout.setEncoding("utf8").on("data", seen);
+    child.stderr.setEncoding("utf8").on("data", seen);
+    child.once("exit", (code) => reject(new Error(`${command} exited (${code}) before it was ready:\n${output}`)));
+  });
+  // npm runs the script as a child of its own: stop the whole group.
+  const stop = () => {
+    try {
+      process.kill(-(child.pid as number), "SIGTERM");
+    } catch {}
+  };
+  return { up, stop, output: () => output };
+}
+
 /** Points our packages at the local tarballs: direct dependencies and, via overrides, transitive ones. */
 function useTarballs(dir: string): void {
   const file = join(dir, "package.json");
@@ -168,12 +240,12 @@ async function scaffoldAndTest(c: Case): Promise<Outcome> {
     if (result.code !== 0) throw Object.assign(new Error(`${name} failed`), { outcome: { steps, dir } });
     return result;
   };
-  const flags = ["--template", c.template, "--transport", c.transport, "--no-install"];
+  // As `npm run create` in a clone does: ours from the packed tarballs, copied into the project.
+  const flags = ["--template", c.template, "--transport", c.transport, "--no-install", "--local-packages", packDir];
   if (c.index !== undefined) flags.push("--index", c.index);
   await step("create", sh(process.execPath, [createBin, dir, ...flags], { cwd: tmp }));
   if (c.codemod !== undefined)
     await step(c.codemod.join(" "), sh(process.execPath, [createBin, ...c.codemod], { cwd: dir }));
-  useTarballs(dir);
   // The dependency set: what npm install reads (names, scripts and descriptions differ by transport).
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const key = JSON.stringify(
@@ -202,7 +274,108 @@ async function scaffoldAndTest(c: Case): Promise<Outcome> {
     "npm test",
     slot(() => sh("npm", ["test"], { cwd: dir })),
   );
+  await slot(() => readmeCommands(c, dir, step));
   return { steps, dir };
+}
+
+/** What the README's inspect report must say: conformant, and no check that needs frames skipped. */
+const FRAME_CHECKS = ["frame-validity", "budget-honesty", "cost-honesty", "kinds-filter", "max-frames"];
+
+/** Runs every command of the project's README, as written, in order. */
+async function readmeCommands(c: Case, dir: string, step: (name: string, done: Promise<Done>) => Promise<Done>) {
+  const readme = readFileSync(join(dir, "README.md"), "utf8");
+  const env = cleanEnv();
+  const servers: ReturnType<typeof serving>[] = [];
+  const expectOk = (name: string, done: Done, check: (done: Done) => string | undefined) => {
+    const problem = check(done);
+    return step(
+      name,
+      Promise.resolve(problem === undefined ? done : { ...done, code: -1, output: `${problem}\n${done.output}` }),
+    );
+  };
+  try {
+    for (const command of shBlock(readme, "Commands")) {
+      if (command === "npm test") continue; // ran above
+      if (command === "npm run sample-endpoint") {
+        // "in another terminal": on a free port, which the commands after it are pointed at.
+        const endpoint = serving(command, dir, { ...env, PORT: "0" }, /sample endpoint: (http:\/\/\S+)/);
+        servers.push(endpoint);
+        env.SEARCH_URL = (await endpoint.up)[1] as string;
+        continue;
+      }
+      if (command === "npm start") {
+        if (c.transport === "http") {
+          const server = serving(command, dir, { ...env, PORT: "0" }, /listening on (http:\/\/\S+)/);
+          servers.push(server);
+          const url = (await server.up)[1] as string;
+          const reply = await fetch(url, {
+            method: "POST",
+            body: JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" }),
+          });
+          await expectOk(`README: ${command}`, { code: 0, output: server.output(), stdout: "", ms: 0 }, () =>
+            reply.ok ? undefined : `POST ${url} answered ${reply.status}`,
+          );
+        } else {
+          // A host writes a handshake and reads the ack; stdin then closes, and it exits.
+          const handshake = `${JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" })}\n`;
+          const done = await typed(command, dir, env, handshake);
+          await expectOk(`README: ${command}`, done, (d) =>
+            d.code === 0 && d.stdout.includes('"type":"handshake_ack"')
+              ? undefined
+              : "no handshake_ack, or a failed exit",
+          );
+        }
+        continue;
+      }
+      const done = await typed(command, dir, env);
+      await expectOk(`README: ${command}`, done, (d) => {
+        if (d.code !== 0) return `exit ${d.code}`;
+        if (command.startsWith("npm run query") && !/^ *1\. /m.test(d.stdout)) return "no frame in its answer";
+        if (command === "npm run bench" && !/^tokens shipped +mean [1-9]/m.test(d.stdout)) return "shipped nothing";
+        if (command === "npm run inspect") {
+          if (!/^CONFORMANT: /m.test(d.stdout)) return "not CONFORMANT";
+          const skipped = FRAME_CHECKS.filter((name) => new RegExp(`^ – ${name} `, "m").test(d.stdout));
+          if (skipped.length > 0) return `frame checks skipped: ${skipped.join(", ")}`;
+        }
+        return undefined;
+      });
+    }
+  } finally {
+    for (const server of servers) server.stop();
+  }
+  const grow = shBlock(readme, "Grow it");
+  if (nameOf(c) === CI_ONE_LINER_IN) {
+    const repoReadme = readFileSync(join(REPO, "README.md"), "utf8");
+    const line = shBlock(repoReadme, "Prove your provider conformant").find((l) => l.includes("src/main.ts"));
+    const done =
+      line === undefined
+        ? { code: -1, output: "no CI one-liner in README.md", stdout: "", ms: 0 }
+        : await typed(line, dir, env);
+    await expectOk(`README.md's CI one-liner: ${line}`, done, (d) =>
+      d.code === 0 && /^CONFORMANT: /m.test(d.stdout) ? undefined : "not CONFORMANT",
+    );
+  }
+  if (nameOf(c) !== GROWS) {
+    // The same block in every README: running it in one project covers them all.
+    const other = join(tmp, "projects", GROWS, "README.md");
+    if (!existsSync(other)) return; // not among OCP_SCAFFOLD_CASES
+    const grown = shBlock(readFileSync(other, "utf8"), "Grow it");
+    await expectOk(
+      "README: Grow it (same as the one run)",
+      { code: 0, output: grow.join("\n"), stdout: "", ms: 0 },
+      () =>
+        JSON.stringify(grow) === JSON.stringify(grown)
+          ? undefined
+          : `differs from ${GROWS}'s: ${JSON.stringify(grown)}`,
+    );
+    return;
+  }
+  for (const command of grow)
+    await expectOk(`README: ${command}`, await typed(command, dir, env), (d) =>
+      d.code === 0 ? undefined : `exit ${d.code}`,
+    );
+  // The plugin it added and the one it generated typecheck, and their tests pass.
+  await step("npm test (grown)", sh("npm", ["test"], { cwd: dir }));
 }
 
 function report(outcome: Outcome): string {
@@ -224,7 +397,7 @@ beforeAll(async () => {
       throw new Error(`${workspace}/dist is missing: run \`npm run build\` first (npm test does)`);
     }
   }
-  const packDir = join(tmp, "tarballs");
+  packDir = join(tmp, "tarballs");
   mkdirSync(packDir);
   const workspaces = Object.values(PACKAGES).flatMap((workspace) => ["-w", workspace]);
   const pack = await sh("npm", ["pack", ...workspaces, "--pack-destination", packDir, "--json"], { cwd: REPO });

@@ -12,7 +12,11 @@ import { runConformance } from "../conformance/run.js";
 import { type Sample, sampleQuery } from "../conformance/sample.js";
 import type { ConformanceTarget } from "../conformance/types.js";
 import { describeError } from "../provider/errors.js";
+import { CORE_VERSION } from "../provider/plugin.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
+import { argsErrorMessage, usageErrorLine, wantsHelp, wantsVersion } from "./args.js";
+import { useColor } from "./color.js";
+import { startProgress } from "./inspect-progress.js";
 import { renderReport, renderSample } from "./inspect-render.js";
 
 /** Which command line is speaking, for usage text and messages. */
@@ -34,6 +38,8 @@ Options:
   --json             write only the JSON report to stdout
   --tokenizer T      re-count costs with ${TOKENIZERS.join(", ")} (default o200k_base)
   --timeout MS       how long one query may take (default 30000)
+  -h, --help         show this help
+  --version          show the version
 
 Exit status: 0 conformant, 1 not conformant (or the check could not run), 2 usage error.
 `;
@@ -57,7 +63,7 @@ function parse(argv: readonly string[]): Parsed {
   try {
     parsed = parseOwn(own);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(argsErrorMessage(error) ?? (error as Error).message);
   }
   const { values, positionals } = parsed;
   const [transport, url, ...extra] = positionals;
@@ -109,31 +115,39 @@ function parseOwn(args: string[]) {
 
 /** Runs the inspector; resolves to the exit code. */
 export async function inspectMain(argv: readonly string[], program: InspectProgram = "ocp-inspect"): Promise<number> {
-  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+  if (argv.length === 0 || argv[0] === "help" || wantsHelp(argv)) {
     process.stdout.write(usage(program));
     return argv.length === 0 ? 2 : 0;
+  }
+  if (wantsVersion(argv)) {
+    process.stdout.write(`${CORE_VERSION}\n`);
+    return 0;
   }
   let options: Parsed;
   try {
     options = parse(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${program}: ${error.message}\n\n${usage(program)}`);
+    const synopsis = `${program} stdio [options] -- <command> [args...] | ${program} http <url> [options]`;
+    process.stderr.write(usageErrorLine(program, error.message, synopsis));
     return 2;
   }
-  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+  const color = useColor(process.stdout);
   try {
     let sample: Sample | undefined;
     if (options.query !== undefined) {
       sample = await sampleQuery(options.target, { goal: options.query, queryTimeoutMs: options.timeoutMs });
       if (!options.json) process.stdout.write(`${renderSample(sample, color)}\n`);
     }
-    if (!options.json && process.stderr.isTTY) process.stderr.write("running the conformance checks…\n");
+    // On a terminal, a status line names the checks still waiting (a hung provider holds some up).
+    const progress =
+      !options.json && process.stderr.isTTY ? startProgress(process.stderr, options.target.transport) : undefined;
     const report = await runConformance(options.target, {
       tokenizer: options.tokenizer,
       queryTimeoutMs: options.timeoutMs,
       ...(options.query !== undefined ? { goals: [options.query] } : {}),
-    });
+      ...(progress !== undefined ? { onCheck: progress.done } : {}),
+    }).finally(() => progress?.stop());
     if (options.json) process.stdout.write(`${JSON.stringify(sample ? { ...report, sample } : report, null, 2)}\n`);
     else process.stdout.write(renderReport(report, color));
     return report.conformant ? 0 : 1;

@@ -1,54 +1,31 @@
 /**
  * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp mcp` serves
- * it to MCP clients through the bridge package, `ocp query` asks it one question
- * in-process and shows what came back.
+ * it to MCP clients, `ocp query` asks it one question in-process and shows what came back.
  */
 import { parseArgs } from "node:util";
-import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
+import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
 import { parseListenAddress } from "../transport/listen.js";
 import { loadMcpBridge } from "../transport/mcp-bridge.js";
-import { serveProvider } from "../transport/serve.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import { argsErrorMessage, wantsHelp } from "./args.js";
+import { asOfProblem } from "./as-of.js";
+import { useColor } from "./color.js";
 import { loadProvider } from "./load-provider.js";
 import { renderFrames } from "./render.js";
+import { CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
 
-const USAGE = `ocp — Open Context Protocol (ocp/1.0-draft) provider tools
-
-Usage:
-  ocp serve <module> [--http [host:]port] [--token T] [--allow-origin O ...]
-      Serve the provider that <module> exports by default: over stdio (NDJSON), or
-      over HTTP with --http (default host 127.0.0.1). --token (or OCP_HTTP_TOKEN)
-      requires "Authorization: Bearer T". Requests from web pages are refused unless
-      --allow-origin names their origin (https://app.example; repeat for more).
-  ocp mcp <module> [--http [host:]port] [--token T] [--allow-egress] [--tool-name NAME]
-      Serve the provider to MCP clients (one get_context tool; stdio, or streamable
-      HTTP at /mcp with --http). Needs the package ocp-provider-mcp. A provider that
-      declares egress is only served with --allow-egress. See docs/mcp.md.
-  ocp query <module> "<goal>" [--max-tokens N] [--max-frames N] [--kinds k,..]
-            [--query-text T] [--anchors a,..] [--as-of T] [--json]
-      Run one query in-process and print the frames (or the result as JSON).
-  ocp inspect stdio [--query TEXT] [--json] [--tokenizer T] -- <command> [args...]
-  ocp inspect http <url> [--token T] [--query TEXT] [--json] [--tokenizer T]
-      Run the conformance suite against a provider; exit 0 iff it is conformant.
-      "ocp inspect --help" says more.
-  ocp add plugin <ripgrep|symbols|facts> [--file src/provider.ts]
-  ocp generate plugin <name>
-      Codemods from create-ocp-provider (install it): wire a reference plugin into
-      defineProvider's plugins, or scaffold a new plugin with its test.
-
-<module> is a .js or .ts file whose default export is defineProvider({ ... }).
-`;
-
-function usageError(message: string): OcpError {
-  return new OcpError(ERROR_CODES.USAGE, `${message}\n\n${USAGE}`);
+/** A usage error of `ocp <command>`, printed as one line with its synopsis. */
+function usageError(command: string | undefined, message: string): CommandUsageError {
+  return new CommandUsageError(command, message);
 }
 
 /** Runs a parseArgs call, turning its complaints (unknown option, missing value) into usage errors. */
-function parsed<R>(parse: () => R): R {
+function parsed<R>(command: string, parse: () => R): R {
   try {
     return parse();
   } catch (error) {
-    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw usageError((error as Error).message);
+    const message = argsErrorMessage(error);
+    if (message !== undefined) throw usageError(command, message);
     throw error;
   }
 }
@@ -57,13 +34,13 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   if (value === undefined) return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0 || parsed > 4_294_967_295) {
-    throw usageError(`--${name} must be a whole number ≥ 0, not '${value}'`);
+    throw usageError("query", `--${name} must be a whole number ≥ 0, not '${value}'`);
   }
   return parsed;
 }
 
 async function serveCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed(() =>
+  const { values, positionals } = parsed("serve", () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -75,26 +52,28 @@ async function serveCommand(args: string[]): Promise<void> {
     }),
   );
   const [module] = positionals;
-  if (module === undefined || positionals.length > 1) throw usageError("ocp serve takes exactly one module");
+  if (module === undefined || positionals.length > 1) throw usageError("serve", "takes exactly one module");
   let http: { host: string; port: number } | undefined;
   if (values.http !== undefined) {
     http = parseListenAddress(values.http);
-    if (http === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
+    if (http === undefined) throw usageError("serve", `--http expects [host:]port, not '${values.http}'`);
   }
   const allowedOrigins = values["allow-origin"] ?? [];
-  if (allowedOrigins.length > 0 && http === undefined) throw usageError("--allow-origin needs --http");
+  if (allowedOrigins.length > 0 && http === undefined) throw usageError("serve", "--allow-origin needs --http");
   for (const origin of allowedOrigins) {
     if (!/^https?:\/\/[^/?#\s]+\/?$/.test(origin)) {
-      throw usageError(`--allow-origin expects an origin like https://app.example, not '${origin}'`);
+      throw usageError("serve", `--allow-origin expects an origin like https://app.example, not '${origin}'`);
     }
   }
+  // Loaded here: the HTTP server's modules are no cost to `ocp query` or `ocp --help`.
+  const { serveProvider } = await import("../transport/serve.js");
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
   await serveProvider(() => loadProvider(module), { http, token: values.token, allowedOrigins });
 }
 
 /** `ocp mcp`: the bridge package is loaded only now, so the core never depends on it. */
 async function mcpCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed(() =>
+  const { values, positionals } = parsed("mcp", () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -107,13 +86,13 @@ async function mcpCommand(args: string[]): Promise<void> {
     }),
   );
   const [module] = positionals;
-  if (module === undefined || positionals.length > 1) throw usageError("ocp mcp takes exactly one module");
+  if (module === undefined || positionals.length > 1) throw usageError("mcp", "takes exactly one module");
   let http: { host: string; port: number } | undefined;
   if (values.http !== undefined) {
     http = parseListenAddress(values.http);
-    if (http === undefined) throw usageError(`--http expects [host:]port, not '${values.http}'`);
+    if (http === undefined) throw usageError("mcp", `--http expects [host:]port, not '${values.http}'`);
   }
-  if (values.token !== undefined && http === undefined) throw usageError("--token needs --http");
+  if (values.token !== undefined && http === undefined) throw usageError("mcp", "--token needs --http");
   const bridge = await loadMcpBridge();
   await bridge.runMcp(() => loadProvider(module), {
     http,
@@ -124,7 +103,7 @@ async function mcpCommand(args: string[]): Promise<void> {
 }
 
 async function queryCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed(() =>
+  const { values, positionals } = parsed("query", () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -136,19 +115,23 @@ async function queryCommand(args: string[]): Promise<void> {
         anchors: { type: "string" },
         "as-of": { type: "string" },
         json: { type: "boolean", default: false },
+        full: { type: "boolean", default: false },
       },
     }),
   );
   const [module, goal] = positionals;
   if (module === undefined || goal === undefined || positionals.length > 2) {
-    throw usageError('ocp query takes a module and a goal: ocp query <module> "<goal>"');
+    throw usageError("query", "takes a module and a goal");
   }
   const kinds = (values.kinds ?? "").split(",").filter((kind) => kind !== "");
   for (const kind of kinds) {
     if (!(FRAME_KINDS as readonly string[]).includes(kind)) {
-      throw usageError(`unknown kind '${kind}' (expected ${FRAME_KINDS.join(", ")})`);
+      throw usageError("query", `unknown kind '${kind}' (expected ${FRAME_KINDS.join(", ")})`);
     }
   }
+  const asOf = values["as-of"];
+  const asOfWrong = asOf === undefined ? undefined : asOfProblem(asOf);
+  if (asOfWrong !== undefined) throw usageError("query", `--as-of '${asOf}': ${asOfWrong}`);
   const query: ContextQuery = {
     goal,
     query_text: values["query-text"],
@@ -156,14 +139,21 @@ async function queryCommand(args: string[]): Promise<void> {
     anchors: (values.anchors ?? "").split(",").filter((anchor) => anchor !== ""),
     max_tokens: positiveInt("max-tokens", values["max-tokens"], 1024),
     max_frames: positiveInt("max-frames", values["max-frames"], 8),
-    as_of: values["as-of"],
+    as_of: asOf,
   };
   const provider = await loadProvider(module);
   try {
     const result = await provider.query(query);
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else
-      process.stdout.write(renderFrames(result, { maxTokens: query.max_tokens, color: process.stdout.isTTY === true }));
+      process.stdout.write(
+        renderFrames(result, {
+          maxTokens: query.max_tokens,
+          color: useColor(process.stdout),
+          goal: [goal, values["query-text"]].filter((text) => text !== undefined).join(" "),
+          full: values.full,
+        }),
+      );
   } finally {
     await provider.close();
   }
@@ -182,6 +172,11 @@ async function forwardToCreate(command: string, rest: string[]): Promise<number>
     if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String(error).includes(`'${name}'`)) {
       throw error;
     }
+    // Help needs no codemod: say what the command would do, and how to get it.
+    if (wantsHelp(rest)) {
+      process.stdout.write(commandUsage(command));
+      return 0;
+    }
     throw new OcpError(
       ERROR_CODES.MODULE_LOAD,
       `'ocp ${command}' needs create-ocp-provider: npm install -D create-ocp-provider (or run npx create-ocp-provider ${command} …)`,
@@ -194,6 +189,11 @@ async function forwardToCreate(command: string, rest: string[]): Promise<number>
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    // `ocp serve x.ts --help` asks for help, whatever else is on the line.
+    if ((command === "serve" || command === "mcp" || command === "query" || command === "bench") && wantsHelp(rest)) {
+      process.stdout.write(commandUsage(command));
+      return 0;
+    }
     switch (command) {
       case "serve":
         await serveCommand(rest);
@@ -204,6 +204,11 @@ export async function main(argv: string[]): Promise<number> {
       case "query":
         await queryCommand(rest);
         return 0;
+      case "bench": {
+        const { benchCommand } = await import("./bench.js");
+        await benchCommand(rest);
+        return 0;
+      }
       case "add":
       case "generate":
         return await forwardToCreate(command, rest);
@@ -211,19 +216,34 @@ export async function main(argv: string[]): Promise<number> {
         const { inspectMain } = await import("./inspect.js");
         return await inspectMain(rest, "ocp inspect");
       }
-      case undefined:
+      case "--version":
+        process.stdout.write(versionText());
+        return 0;
       case "help":
+        process.stdout.write(rest[0] === undefined ? overview() : commandUsage(rest[0]));
+        return 0;
+      case undefined:
       case "--help":
       case "-h":
-        process.stdout.write(USAGE);
+        process.stdout.write(overview());
         return command === undefined ? 2 : 0;
       default:
-        throw usageError(`unknown command '${command}'`);
+        throw usageError(undefined, `unknown command '${command}'`);
     }
   } catch (error) {
-    // Coded errors (ours, and the MCP bridge's OCP_ERR_MCP_*) carry messages written for people.
-    const coded = error instanceof OcpError || /^OCP_ERR_/.test(String((error as { code?: unknown })?.code));
-    process.stderr.write(`ocp: ${coded ? (error as Error).message : describeError(error)}\n`);
+    if (error instanceof CommandUsageError) {
+      process.stderr.write(error.line());
+      return 2;
+    }
+    // Coded errors (ours, the MCP bridge's OCP_ERR_MCP_*) and a plugin's UserError are written for people.
+    const coded =
+      error instanceof OcpError ||
+      error instanceof UserError ||
+      /^OCP_ERR_/.test(String((error as { code?: unknown })?.code));
+    const said = coded ? (error as Error).message : describeError(error);
+    const named = ["query", "serve", "mcp", "bench"];
+    const program = command !== undefined && named.includes(command) ? `ocp ${command}` : "ocp";
+    process.stderr.write(`${program}: ${said}\n`);
     return error instanceof OcpError && error.code === ERROR_CODES.USAGE ? 2 : 1;
   }
 }

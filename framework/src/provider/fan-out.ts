@@ -273,7 +273,9 @@ function failure(plugin: Plugin, error: unknown, log: Logger): PluginOutcome {
     log.error(`${ERROR_CODES.PLUGIN_TIMEOUT}: search ${error.message}; its candidates are dropped`);
     return { plugin: plugin.name, status: "timeout", candidates: [], omitted: 0 };
   }
-  log.error(`${ERROR_CODES.PLUGIN_FAILED}: search failed: ${describeError(error)}`);
+  // A UserError's message is for whoever asked; the provider says it once, where it knows
+  // who that is (see the provider's result), rather than here and again by the caller.
+  if (!(error instanceof UserError)) log.error(`${ERROR_CODES.PLUGIN_FAILED}: search failed: ${describeError(error)}`);
   if (error instanceof Error && error.stack !== undefined) log.debug(error.stack);
   return {
     plugin: plugin.name,

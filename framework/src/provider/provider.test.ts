@@ -6,7 +6,7 @@ import { ERROR_CODES, OcpError, UserError } from "./errors.js";
 import { contentDigest } from "./frames.js";
 import type { Logger } from "./logger.js";
 import { type Candidate, definePlugin, type PluginDefinition } from "./plugin.js";
-import { defineProvider, type ProviderOptions } from "./provider.js";
+import { defineProvider, type ProviderOptions, type QueryTrace } from "./provider.js";
 
 /** A logger that keeps every line, so tests can check what reached "stderr". */
 function recordingLogger(): Logger & { lines: string[] } {
@@ -41,6 +41,20 @@ function provider(plugins: ProviderOptions["plugins"], extra: Partial<ProviderOp
   });
   return { provider: built, logger };
 }
+
+describe("query tracing", () => {
+  it("fills the trace with the search, packing and framing time, within the query's own time", async () => {
+    const { provider: p } = provider([staticPlugin("a", [{ content: "x y z", relevance: 1 }])]);
+    const trace: QueryTrace = {};
+    const started = performance.now();
+    await p.query(query(), { trace });
+    const elapsed = performance.now() - started;
+    for (const part of [trace.searchMs, trace.packMs, trace.framesMs]) {
+      expect(part).toBeGreaterThanOrEqual(0);
+    }
+    expect((trace.searchMs ?? 0) + (trace.packMs ?? 0) + (trace.framesMs ?? 0)).toBeLessThanOrEqual(elapsed);
+  });
+});
 
 describe("definePlugin", () => {
   it("rejects bad definitions at registration with a coded error", () => {

@@ -54,6 +54,18 @@ export interface ProviderOptions {
 export interface QueryOptions {
   /** Aborts the plugins' work (the host went away, the provider is shutting down). */
   signal?: AbortSignal;
+  /** Filled with where the query's time went (`ocp bench` reads it). */
+  trace?: QueryTrace;
+}
+
+/** Where one query's time went, in milliseconds (`performance.now()` differences). */
+export interface QueryTrace {
+  /** The plugins' searches, with the checks of what they returned. */
+  searchMs?: number;
+  /** Choosing what ships under the budget: exact token counting included. */
+  packMs?: number;
+  /** Making frames of what ships: ids, digests, citations. */
+  framesMs?: number;
 }
 
 /** Answers a query that has already been read (a session reads it with its envelope): internal. */
@@ -188,6 +200,7 @@ export function defineProvider(options: ProviderOptions): Provider {
   }
 
   const logOf = (plugin: Plugin) => pluginLog.get(plugin) as Logger;
+  const logByName = (name: string) => logOf(plugins.find((plugin) => plugin.name === name) as Plugin);
 
   /**
    * The plugins a query reaches: set up, and serving one of the wanted kinds (any kind
@@ -232,20 +245,30 @@ export function defineProvider(options: ProviderOptions): Provider {
     // as_known_at) under the checked ones: the framework itself ignores them.
     // Plugins may hold the very query object: what the packer needs is read before they run.
     const limits = { maxTokens: request.max_tokens, maxFrames: request.max_frames, kinds: request.kinds, counter };
+    const { trace } = queryOptions;
+    const began = trace === undefined ? 0 : performance.now();
     const fanned = fanOut(withExtensions(request, raw), {
       plugins: active,
       timeoutMs: pluginTimeoutMs,
       signals: [queryOptions.signal, lifetime.signal],
       log: logOf,
     });
-    return Array.isArray(fanned) ? result(fanned, limits) : fanned.then((outcomes) => result(outcomes, limits));
+    if (trace === undefined) {
+      return Array.isArray(fanned) ? result(fanned, limits) : fanned.then((outcomes) => result(outcomes, limits));
+    }
+    const traced = (outcomes: readonly PluginOutcome[]) => {
+      trace.searchMs = performance.now() - began;
+      return result(outcomes, limits, trace);
+    };
+    return Array.isArray(fanned) ? traced(fanned) : fanned.then(traced);
   }
 
   /** Packs what the plugins found into the query's result. */
-  function result(outcomes: readonly PluginOutcome[], limits: PackOptions): ContextQueryResult {
+  function result(outcomes: readonly PluginOutcome[], limits: PackOptions, trace?: QueryTrace): ContextQueryResult {
     if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status !== "ok")) {
       const messages = outcomes.flatMap((outcome) => (outcome.userMessage !== undefined ? [outcome.userMessage] : []));
       const timedOut = outcomes.every((outcome) => outcome.status === "timeout");
+      // The caller says it (the host gets it as an error envelope, ocp query prints it): not logged here too.
       throw new UserError(
         messages.length > 0
           ? messages.join("; ")
@@ -254,17 +277,26 @@ export function defineProvider(options: ProviderOptions): Provider {
             : "search failed in every plugin (details are on the provider's stderr)",
       );
     }
+    // The others answered, so the query succeeds: a failed plugin's own message shows only here.
+    for (const outcome of outcomes) {
+      if (outcome.userMessage !== undefined) logByName(outcome.plugin).warn(outcome.userMessage);
+    }
+    const packing = trace === undefined ? 0 : performance.now();
     const packed = packFrames(
       outcomes.length === 1
         ? (outcomes[0] as PluginOutcome).candidates
         : outcomes.flatMap((outcome) => outcome.candidates),
       limits,
     );
+    const framing = trace === undefined ? 0 : performance.now();
+    if (trace !== undefined) trace.packMs = framing - packing;
     let omitted = 0;
     for (const outcome of outcomes) omitted += outcome.omitted;
     const truncated = packed.truncated || omitted > 0;
+    const built = packed.frames.map((frame) => buildFrame(frame, frames));
+    if (trace !== undefined) trace.framesMs = performance.now() - framing;
     return {
-      frames: packed.frames.map((frame) => buildFrame(frame, frames)),
+      frames: built,
       truncated,
       dropped_estimate: truncated ? Math.min(packed.dropped + omitted, 4_294_967_295) : undefined,
     };

@@ -136,6 +136,8 @@ export function createInternalSession(provider: Provider, options: SessionOption
   function failed(error: unknown): SessionReply {
     if (error instanceof UserError) {
       const outcome = error instanceof InvalidQueryError ? "rejected" : "failed";
+      // The host shows the message; the provider's stderr says it once too, for whoever runs it.
+      if (outcome === "failed") provider.log.warn(`query answered with an error: ${error.message}`);
       return { envelope: errorEnvelope(error.message), outcome };
     }
     provider.log.error(`query failed: ${describeError(error)}`);

@@ -279,3 +279,16 @@ describe.each(ENCODINGS)("%s cache", (tokenizer) => {
     );
   });
 });
+
+describe("cacheStats", () => {
+  it("counts a first count as a miss and a repeat as a hit; a counter without a cache has none", () => {
+    const counter = createTokenCounter();
+    expect(counter.cacheStats?.()).toEqual({ hits: 0, misses: 0 });
+    counter.count("one");
+    counter.count("two");
+    counter.count("one");
+    expect(counter.cacheStats?.()).toEqual({ hits: 1, misses: 2 });
+    expect(createTokenCounter({ cacheSize: 0 }).cacheStats).toBeUndefined();
+    expect(createTokenCounter({ tokenizer: "canonical" }).cacheStats).toBeUndefined();
+  });
+});

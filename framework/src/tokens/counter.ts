@@ -23,6 +23,14 @@ export interface TokenCounter {
   surelyFits(text: string, budget: number): boolean;
   /** Loads tokenizer tables ahead of the first count. */
   preload(): void;
+  /** How often `count` found its answer in the content cache, since the counter was made (when it has one). */
+  cacheStats?(): CacheStats;
+}
+
+/** Hits and misses of a counter's content cache. */
+export interface CacheStats {
+  readonly hits: number;
+  readonly misses: number;
 }
 
 /** Options of {@link createTokenCounter}. */
@@ -64,10 +72,12 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   }
   const exact = exactCounter(tokenizer);
   const cacheSize = options.cacheSize ?? 4096;
-  const count = cacheSize > 0 ? cached(exact, cacheSize) : exact;
+  const stats = { hits: 0, misses: 0 };
+  const count = cacheSize > 0 ? cached(exact, cacheSize, stats) : exact;
   return {
     tokenizer,
     count,
+    ...(cacheSize > 0 ? { cacheStats: () => ({ ...stats }) } : {}),
     upperBound: (text) => Buffer.byteLength(text, "utf8"),
     // Tokens ≤ UTF-8 bytes, and a UTF-16 unit is 1–3 bytes: the length settles most cases without measuring.
     surelyFits: (text, budget) =>
@@ -76,8 +86,12 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   };
 }
 
-/** Wraps an exact count in a bounded memo keyed by content. */
-function cached(exact: (text: string) => number, capacity: number): (text: string) => number {
+/** Wraps an exact count in a bounded memo keyed by content, counting its hits and misses into `stats`. */
+function cached(
+  exact: (text: string) => number,
+  capacity: number,
+  stats: { hits: number; misses: number },
+): (text: string) => number {
   // Two caches so a short text can never collide with a long text's digest key.
   const short = new GenerationalCache<string, number>(capacity);
   const long = new GenerationalCache<string, number>(Math.max(2, capacity >> 3));
@@ -86,7 +100,11 @@ function cached(exact: (text: string) => number, capacity: number): (text: strin
     const cache = inline ? short : long;
     const key = inline ? text : createHash("sha256").update(text).digest("base64");
     const hit = cache.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      stats.hits++;
+      return hit;
+    }
+    stats.misses++;
     const value = exact(text);
     cache.set(key, value);
     return value;

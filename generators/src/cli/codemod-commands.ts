@@ -5,10 +5,14 @@
 import { dirname, relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { FrameKind } from "ocp-provider";
-import pc from "picocolors";
+import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
+import picocolors from "picocolors";
 import { addDependency, addPlugin, findPackageJson, KNOWN_PLUGINS, type KnownPlugin } from "../codemods/add-plugin.js";
 import { generatePlugin } from "../codemods/generate-plugin.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+
+/** Colours for stdout, by the rule every bin follows (NO_COLOR, FORCE_COLOR, a terminal). */
+const pc = picocolors.createColors(useColor(process.stdout));
 
 /** The usage text of the codemod commands. */
 export const CODEMOD_USAGE = `Usage:
@@ -20,22 +24,35 @@ export const CODEMOD_USAGE = `Usage:
       and adds the plugin to the provider.
 `;
 
-function usage(message: string): CreateError {
-  return new CreateError(CREATE_ERROR_CODES.USAGE, `${message}\n\n${CODEMOD_USAGE}`);
+const SYNOPSIS = {
+  add: `create-ocp-provider add plugin <${Object.keys(KNOWN_PLUGINS).join("|")}> [--file src/provider.ts] [--no-package-json]`,
+  generate: "create-ocp-provider generate plugin <name> [--kind doc] [--provider src/provider.ts] [--no-wire]",
+};
+
+/** A usage error of `add` or `generate`: one line, with the command's synopsis. */
+function usage(command: keyof typeof SYNOPSIS, message: string): CreateError {
+  return new CreateError(
+    CREATE_ERROR_CODES.USAGE,
+    `${message} (usage: ${SYNOPSIS[command]}; create-ocp-provider ${command} --help says more)`,
+  );
 }
 
 /** Runs a parseArgs call, turning its complaints (unknown option, missing value) into usage errors. */
-function parsed<R>(parse: () => R): R {
+function parsed<R>(command: keyof typeof SYNOPSIS, parse: () => R): R {
   try {
     return parse();
   } catch (error) {
-    throw usage((error as Error).message);
+    throw usage(command, argsErrorMessage(error) ?? (error as Error).message);
   }
 }
 
 /** `add plugin <name>`; resolves to the exit code. */
 export async function addCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parsed(() =>
+  if (wantsHelp(args)) {
+    process.stdout.write(CODEMOD_USAGE);
+    return 0;
+  }
+  const { values, positionals } = parsed("add", () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -46,9 +63,9 @@ export async function addCommand(args: string[]): Promise<number> {
     }),
   );
   const [what, name, ...rest] = positionals;
-  if (what !== "plugin" || name === undefined || rest.length > 0) throw usage("expected: add plugin <name>");
+  if (what !== "plugin" || name === undefined || rest.length > 0) throw usage("add", "expected: add plugin <name>");
   if (!(name in KNOWN_PLUGINS)) {
-    throw usage(`unknown plugin '${name}' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
+    throw usage("add", `unknown plugin '${name}' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
   }
   const file = values.file;
   const result = await addPlugin(file, name as KnownPlugin);
@@ -70,7 +87,11 @@ export async function addCommand(args: string[]): Promise<number> {
 
 /** `generate plugin <name>`; resolves to the exit code. */
 export async function generateCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parsed(() =>
+  if (wantsHelp(args)) {
+    process.stdout.write(CODEMOD_USAGE);
+    return 0;
+  }
+  const { values, positionals } = parsed("generate", () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -82,7 +103,8 @@ export async function generateCommand(args: string[]): Promise<number> {
     }),
   );
   const [what, name, ...rest] = positionals;
-  if (what !== "plugin" || name === undefined || rest.length > 0) throw usage("expected: generate plugin <name>");
+  if (what !== "plugin" || name === undefined || rest.length > 0)
+    throw usage("generate", "expected: generate plugin <name>");
   const result = await generatePlugin({
     name,
     kind: values.kind as FrameKind | undefined,

@@ -7,7 +7,8 @@
 import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import * as prompts from "@clack/prompts";
-import pc from "picocolors";
+import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
+import picocolors from "picocolors";
 import {
   type CreatedProject,
   type CreateOptions,
@@ -20,6 +21,8 @@ import {
 import {
   INDEX_KINDS,
   type IndexKind,
+  readmeCommands,
+  readmeSteps,
   TEMPLATE_NAMES,
   TEMPLATES,
   type TemplateName,
@@ -27,6 +30,10 @@ import {
   type Transport,
 } from "../create/templates.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+
+/** Colours for stdout and stderr, by the rule every bin follows (NO_COLOR, FORCE_COLOR, a terminal). */
+const pc = picocolors.createColors(useColor(process.stdout));
+const pcErr = picocolors.createColors(useColor(process.stderr));
 
 /** The usage text of the create command. */
 export const CREATE_USAGE = `Usage: npm create ocp-provider [dir] -- [options]
@@ -39,8 +46,11 @@ Options:
   --name <name>         npm package name (default: from the directory name)
   --no-install          write the project, do not install its dependencies
   --overwrite           empty a non-empty directory first (.git is kept)
+  --local-packages DIR  install ocp-provider and its plugins from the npm pack tarballs in DIR
+                        (what npm run create does in a clone, before they are published)
   --yes, -y             take the defaults for everything not given; never prompt
   --help, -h            show this help
+  --version             show the version
 
 Without a terminal it never prompts: it takes the flags and the defaults.
 
@@ -51,8 +61,12 @@ Also:
 
 const DEFAULT_DIRECTORY = "my-ocp-provider";
 
+/** A usage error: one line, with the command's synopsis. */
 function usage(message: string): CreateError {
-  return new CreateError(CREATE_ERROR_CODES.USAGE, `${message}\n\n${CREATE_USAGE}`);
+  return new CreateError(
+    CREATE_ERROR_CODES.USAGE,
+    `${message} (usage: npm create ocp-provider [dir] -- [options]; create-ocp-provider --help says more)`,
+  );
 }
 
 function oneOf<T extends string>(flag: string, value: string | undefined, choices: readonly T[]): T | undefined {
@@ -70,6 +84,7 @@ const OPTIONS = {
   name: { type: "string" },
   "no-install": { type: "boolean", default: false },
   overwrite: { type: "boolean", default: false },
+  "local-packages": { type: "string" },
   yes: { type: "boolean", short: "y", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -80,7 +95,7 @@ export function parseCreateArgs(args: string[]) {
   try {
     parsed = parseArgs({ args, allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    throw usage((error as Error).message);
+    throw usage(argsErrorMessage(error) ?? (error as Error).message);
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1)
@@ -102,6 +117,7 @@ export function parseCreateArgs(args: string[]) {
     name: values.name,
     install: !values["no-install"],
     overwrite: values.overwrite,
+    localPackages: values["local-packages"],
     yes: values.yes,
     help: values.help,
   };
@@ -153,7 +169,7 @@ async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOpt
       await prompts.select<Transport>({
         message: "How do hosts reach it?",
         options: [
-          { value: "stdio", label: "stdio", hint: "the host spawns it (most hosts)" },
+          { value: "stdio", label: "stdio", hint: "the host spawns it; most hosts do" },
           { value: "http", label: "http", hint: "streamable HTTP on 127.0.0.1:8080" },
         ],
         initialValue: "stdio",
@@ -180,28 +196,36 @@ async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOpt
     );
     if (!overwrite) throw new CreateError(CREATE_ERROR_CODES.CANCELLED, "cancelled: nothing was written");
   }
-  return { directory, template, index, transport, name, install: flags.install, overwrite };
+  return {
+    directory,
+    template,
+    index,
+    transport,
+    name,
+    install: flags.install,
+    overwrite,
+    localPackages: flags.localPackages,
+  };
 }
 
-/** The commands to run next, for a person. */
+/** The commands to run next, for a person: the project's README's commands, after cd and install. */
 export function nextSteps(project: CreatedProject, cwd = process.cwd()): string {
   const pm = project.packageManager;
-  const run = pm === "npm" ? "npm run" : pm;
   const where = relative(cwd, project.directory) || ".";
-  const step = (command: string, why: string) => `  ${command.padEnd(32)} # ${why}`;
+  const steps = readmeSteps(project.template, project.index, project.transport);
   const lines = [
-    ...(where === "." ? [] : [`  cd ${/\s/.test(where) ? JSON.stringify(where) : where}`]),
-    ...(project.installed ? [] : [`  ${pm} install`]),
-    step(`${pm} test`, "typecheck, tests, OCP conformance"),
-    step(`${run} query -- "your question"`, "see the frames it answers with"),
-    step(`${pm} start`, `serve it over ${project.transport}`),
+    ...(where === "." ? [] : [`cd ${/\s/.test(where) ? JSON.stringify(where) : where}`]),
+    ...(project.installed ? [] : [`${pm} install`]),
+    ...readmeCommands(steps, pm).split("\n"),
   ];
-  return lines.join("\n");
+  return lines.map((line) => `  ${line}`).join("\n");
 }
+
 /** Runs the create command; resolves to the exit code. */
 export async function createCommand(args: string[]): Promise<number> {
-  const flags = parseCreateArgs(args);
-  if (flags.help) {
+  // Help wins over any mistake elsewhere on the line.
+  const flags = wantsHelp(args) ? undefined : parseCreateArgs(args);
+  if (flags === undefined || flags.help) {
     process.stdout.write(CREATE_USAGE);
     return 0;
   }
@@ -218,7 +242,7 @@ export async function createCommand(args: string[]): Promise<number> {
   }
   const packageManager = detectPackageManager();
   process.stderr.write(
-    `Creating ${pc.bold(options.directory)} (template ${options.template ?? "blank"}${
+    `Creating ${pcErr.bold(options.directory)} (template ${options.template ?? "blank"}${
       (options.template ?? "blank") === "search-index" ? `/${options.index ?? "lunr"}` : ""
     }, ${options.transport ?? "stdio"})${options.install === false ? "" : `; installing with ${packageManager}`}…\n`,
   );

@@ -8,6 +8,11 @@ import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 export async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   try {
+    if (first === "--version") {
+      const { OWN_VERSION } = await import("../create/templates.js");
+      process.stdout.write(`${OWN_VERSION}\n`);
+      return 0;
+    }
     // Loaded on demand: the codemods pull in ts-morph (and TypeScript), which creating a project never needs.
     if (first === "add") return await (await import("./codemod-commands.js")).addCommand(rest);
     if (first === "generate" || first === "g")

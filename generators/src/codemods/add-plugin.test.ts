@@ -222,4 +222,16 @@ describe("addDependency", () => {
     expect(await addDependency(manifest, "ocp-plugin-ripgrep", "^0.1.0")).toBe(false);
     expect(readFileSync(manifest, "utf8")).toBe(text);
   });
+
+  it("takes the project's override when it has one: a project made from a clone installs ours from tarballs", async () => {
+    const manifest = join(tmp, "local.json");
+    const tarball = "file:.ocp-packages/ocp-plugin-facts-0.1.0.tgz";
+    writeFileSync(manifest, JSON.stringify({ name: "x", overrides: { "ocp-plugin-facts": tarball } }));
+    expect(await addDependency(manifest, "ocp-plugin-facts")).toBe(true);
+    expect(await addDependency(manifest, "ocp-plugin-symbols")).toBe(true);
+    expect(JSON.parse(readFileSync(manifest, "utf8")).dependencies).toEqual({
+      "ocp-plugin-facts": tarball,
+      "ocp-plugin-symbols": "^0.1.0",
+    });
+  });
 });

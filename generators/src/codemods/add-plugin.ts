@@ -84,8 +84,10 @@ export function findPackageJson(dir: string): string | undefined {
 /**
  * Adds `name: range` to the dependencies of `packageJson` unless it is already a
  * dependency of any kind; keeps the file's indentation. Resolves to true if it changed the file.
+ * Without `range`: the project's override for the package when it has one (a project made
+ * from a clone installs ours from `.ocp-packages/` tarballs that way), else `^` our version.
  */
-export async function addDependency(packageJson: string, name: string, range = `^${OWN_VERSION}`): Promise<boolean> {
+export async function addDependency(packageJson: string, name: string, range?: string): Promise<boolean> {
   const text = await readFile(packageJson, "utf8");
   let manifest: Record<string, Record<string, string> | undefined>;
   try {
@@ -95,7 +97,9 @@ export async function addDependency(packageJson: string, name: string, range = `
   }
   const kinds = ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"];
   if (kinds.some((kind) => manifest[kind]?.[name] !== undefined)) return false;
-  const dependencies = { ...manifest.dependencies, [name]: range };
+  const override = manifest.overrides?.[name];
+  const spec = range ?? (typeof override === "string" ? override : `^${OWN_VERSION}`);
+  const dependencies = { ...manifest.dependencies, [name]: spec };
   manifest.dependencies = Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)));
   const indent = /^[ \t]+/m.exec(text)?.[0] ?? "  ";
   await writeFile(packageJson, `${JSON.stringify(manifest, null, indent)}\n`);

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, join, parse, resolve } from "node:path";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
@@ -13,8 +13,11 @@ import { generateFiles } from "./generate.js";
 import { templatesDir } from "./template-dir.js";
 import {
   type IndexKind,
+  OUR_PACKAGES,
   OWN_VERSION,
   packageJsonOf,
+  readmeCommands,
+  readmeSteps,
   TEMPLATES,
   type TemplateName,
   type Transport,
@@ -41,6 +44,12 @@ export interface CreateOptions {
   overwrite?: boolean;
   /** Default: the one that ran us (from `npm_config_user_agent`), else npm. */
   packageManager?: PackageManager;
+  /**
+   * A folder of our packages as `npm pack` tarballs: they are copied into the project's
+   * `.ocp-packages/` and installed from there instead of the registry (what
+   * `npm run create` in a clone of ocp-provider does, before the packages are published).
+   */
+  localPackages?: string;
 }
 
 /** What {@link createProject} made. */
@@ -57,6 +66,39 @@ export interface CreatedProject {
   /** Whether dependencies were installed. */
   installed: boolean;
   packageManager: PackageManager;
+  /** Our packages installed from `.ocp-packages/` (empty when they come from the registry). */
+  local: string[];
+}
+
+/** Where a project made with `localPackages` keeps our tarballs. */
+export const LOCAL_PACKAGES_DIR = ".ocp-packages";
+
+/** Copies our tarballs from `from` into the project; resolves to their `file:` specs by package name. */
+async function copyLocalPackages(from: string, directory: string): Promise<Map<string, string>> {
+  let entries: string[];
+  try {
+    entries = await readdir(from);
+  } catch (error) {
+    throw new CreateError(
+      CREATE_ERROR_CODES.USAGE,
+      `--local-packages: cannot read ${from}: ${(error as Error).message}`,
+    );
+  }
+  const specs = new Map<string, string>();
+  await mkdir(join(directory, LOCAL_PACKAGES_DIR), { recursive: true });
+  for (const name of OUR_PACKAGES) {
+    // npm pack names a tarball <name>-<version>.tgz.
+    const tarball = entries.find(
+      (entry) => entry.startsWith(`${name}-`) && /^\d.*\.tgz$/.test(entry.slice(name.length + 1)),
+    );
+    if (tarball === undefined) continue;
+    await copyFile(join(from, tarball), join(directory, LOCAL_PACKAGES_DIR, tarball));
+    specs.set(name, `file:${LOCAL_PACKAGES_DIR}/${tarball}`);
+  }
+  if (!specs.has("ocp-provider")) {
+    throw new CreateError(CREATE_ERROR_CODES.USAGE, `--local-packages: no ocp-provider-<version>.tgz in ${from}`);
+  }
+  return specs;
 }
 
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
@@ -115,8 +157,11 @@ async function prepareDirectory(directory: string, overwrite: boolean): Promise<
   await Promise.all(present.map((entry) => rm(join(directory, entry), { recursive: true, force: true })));
 }
 
-/** Runs `<pm> install` in `directory`, its output on our stderr (stdout stays ours). */
-export function installDependencies(directory: string, packageManager: PackageManager): Promise<void> {
+/**
+ * Runs `<pm> install` in `directory`, its output on our stderr (stdout stays ours).
+ * `retry` is what the failure message suggests besides fixing what the installer said.
+ */
+export function installDependencies(directory: string, packageManager: PackageManager, retry = ""): Promise<void> {
   return new Promise((done, fail) => {
     const child = spawn(packageManager, ["install"], {
       cwd: directory,
@@ -127,7 +172,7 @@ export function installDependencies(directory: string, packageManager: PackageMa
       fail(
         new CreateError(
           CREATE_ERROR_CODES.INSTALL_FAILED,
-          `${packageManager} install ${reason} in ${directory}. The project is written: fix the problem above, then run ${packageManager} install there`,
+          `${packageManager} install ${reason} in ${directory}. The project is written: fix the problem above, then run ${packageManager} install there${retry}`,
         ),
       );
     child.once("error", (error) => failed(`could not start (${error.message})`));
@@ -164,13 +209,39 @@ export async function createProject(options: CreateOptions): Promise<CreatedProj
       version: OWN_VERSION,
       run: packageManager === "npm" ? "npm run" : packageManager,
       packageManager,
+      sampleGoal: TEMPLATES[template].sampleGoal(index),
+      commands: readmeCommands(readmeSteps(template, index, transport), packageManager),
+      local: options.localPackages !== undefined,
     },
   });
-  const manifest = packageJsonOf({ name, template, transport, index });
+  const local =
+    options.localPackages === undefined
+      ? undefined
+      : await copyLocalPackages(resolve(options.localPackages), directory);
+  const manifest = packageJsonOf({ name, template, transport, index, local });
   await writeFile(join(directory, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   files.push("package.json");
   files.sort();
+  if (local !== undefined) files.push(...[...local.values()].map((spec) => spec.slice("file:".length)));
+  files.sort();
   const install = options.install ?? true;
-  if (install) await installDependencies(directory, packageManager);
-  return { directory, name, template, transport, index, files, installed: install, packageManager };
+  // A registry without our packages answers E404: say how to install them from a clone instead.
+  const retry =
+    local !== undefined
+      ? ` (our packages install from ${LOCAL_PACKAGES_DIR}/, nothing of ours from a registry)`
+      : `. If ocp-provider is not on your registry yet (E404), create the project from a clone of ocp-provider instead: npm run create -- ${directory} --template ${template}${
+          template === "search-index" ? ` --index ${index}` : ""
+        } packs the local packages and installs them`;
+  if (install) await installDependencies(directory, packageManager, retry);
+  return {
+    directory,
+    name,
+    template,
+    transport,
+    index,
+    files,
+    installed: install,
+    packageManager,
+    local: [...(local?.keys() ?? [])],
+  };
 }

@@ -4,7 +4,15 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { detectPackageManager, invalidPackageName, packageNameFrom } from "./create-project.js";
 import { generateFiles } from "./generate.js";
-import { packageJsonOf, TEMPLATE_NAMES, TEMPLATES } from "./templates.js";
+import {
+  INDEX_KINDS,
+  packageJsonOf,
+  readmeCommands,
+  readmeSteps,
+  stepCommand,
+  TEMPLATE_NAMES,
+  TEMPLATES,
+} from "./templates.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ocp-generate-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -92,7 +100,61 @@ describe("project metadata", () => {
     }
     expect(packageJsonOf({ name: "p", template: "ripgrep", transport: "http", index: "lunr" })).toMatchObject({
       dependencies: { "ocp-plugin-ripgrep": expect.any(String), "ocp-provider-mcp": expect.stringMatching(/^\^/) },
-      scripts: { inspect: "ocp inspect stdio -- ocp serve src/provider.ts", mcp: "ocp mcp src/provider.ts" },
+      scripts: {
+        inspect: 'ocp inspect stdio --query "where is skippedChecks defined?" -- ocp serve src/provider.ts',
+        mcp: "ocp mcp src/provider.ts",
+      },
     });
+  });
+
+  it("inspects with the template's sample goal, before the provider's command", () => {
+    for (const template of TEMPLATE_NAMES) {
+      for (const index of INDEX_KINDS) {
+        const { scripts } = packageJsonOf({ name: "p", template, transport: "stdio", index }) as {
+          scripts: Record<string, string>;
+        };
+        expect(scripts.inspect).toBe(
+          `ocp inspect stdio --query "${TEMPLATES[template].sampleGoal(index)}" -- node --import tsx src/main.ts`,
+        );
+      }
+    }
+  });
+
+  it("with local packages: ours from the tarballs, as dependencies and overrides, and the codemods' package", () => {
+    const local = new Map([
+      ["ocp-provider", "file:.ocp-packages/ocp-provider-0.1.0.tgz"],
+      ["ocp-plugin-facts", "file:.ocp-packages/ocp-plugin-facts-0.1.0.tgz"],
+      ["create-ocp-provider", "file:.ocp-packages/create-ocp-provider-0.1.0.tgz"],
+    ]);
+    expect(packageJsonOf({ name: "p", template: "facts", transport: "stdio", index: "lunr", local })).toMatchObject({
+      dependencies: { "ocp-provider": local.get("ocp-provider"), "ocp-plugin-facts": local.get("ocp-plugin-facts") },
+      devDependencies: { "create-ocp-provider": local.get("create-ocp-provider") },
+      overrides: Object.fromEntries(local),
+    });
+    expect(packageJsonOf({ name: "p", template: "facts", transport: "stdio", index: "lunr" })).not.toHaveProperty(
+      "overrides",
+    );
+  });
+});
+
+describe("readmeCommands", () => {
+  it("aligns the comments, and types scripts the way each package manager runs them", () => {
+    const steps = readmeSteps("facts", "lunr", "stdio");
+    expect(readmeCommands(steps, "npm").split("\n")).toEqual([
+      "npm run sample-facts                           # import data/sample-facts.jsonl into data/facts.db (npm test does too)",
+      "npm test                                       # typecheck, your tests, and the OCP conformance suite",
+      'npm run query -- "who owns the payments API?"  # ask it one question and see the frames',
+      "npm run inspect                                # the conformance suite, as a report",
+      "npm run bench                                  # time its queries and check its token accounting",
+      "npm start                                      # serve it over stdio",
+    ]);
+    expect(steps.map((step) => stepCommand(step, "pnpm"))).toEqual([
+      "pnpm sample-facts",
+      "pnpm test",
+      'pnpm query "who owns the payments API?"',
+      "pnpm inspect",
+      "pnpm bench",
+      "pnpm start",
+    ]);
   });
 });

@@ -52,6 +52,25 @@ export interface TemplateSpec {
   allowScripts(index: IndexKind): string[];
   /** Extra package.json scripts. */
   scripts(index: IndexKind): Record<string, string>;
+  /**
+   * A goal the template's sample data answers: the README's `query` example and the
+   * `--query` of `npm run inspect`, so its frame checks (budget, costs) have frames to check.
+   */
+  sampleGoal(index: IndexKind): string;
+  /** README commands to run before the others (filling the sample data, a stand-in server). */
+  firstSteps(index: IndexKind): readonly ReadmeStep[];
+}
+
+/** A line of a generated README's commands: a script of the project and why to run it. */
+export interface ReadmeStep {
+  /** The script (`test`, `query`, `sample-facts`), run with the package manager. */
+  readonly script: string;
+  /** Arguments after `--`. */
+  readonly args?: string;
+  /** The comment beside it. */
+  readonly why: string;
+  /** It serves until stopped (a server), rather than running to completion. */
+  readonly serves?: boolean;
 }
 
 const none = () => ({});
@@ -65,6 +84,8 @@ export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
     devDependencies: none,
     allowScripts: () => [],
     scripts: none,
+    sampleGoal: () => "which branch do deploys run from?",
+    firstSteps: () => [],
   },
   "search-index": {
     hint: "wrap an existing index: SQLite FTS5, a lunr/mkdocs search_index.json, or an HTTP search endpoint",
@@ -85,7 +106,22 @@ export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
     scripts: (index): Record<string, string> =>
       index === "sqlite"
         ? { "sample-index": "node --import tsx scripts/sample-index.ts", pretest: "npm run sample-index --silent" }
-        : {},
+        : index === "http"
+          ? { "sample-endpoint": "node --import tsx scripts/sample-endpoint.ts" }
+          : {},
+    sampleGoal: () => "how do I roll back a deploy?",
+    firstSteps: (index): ReadmeStep[] =>
+      index === "sqlite"
+        ? [{ script: "sample-index", why: "build the sample data/docs.sqlite (npm test does too)" }]
+        : index === "http"
+          ? [
+              {
+                script: "sample-endpoint",
+                why: "in another terminal: a stand-in search endpoint on 127.0.0.1:9200",
+                serves: true,
+              },
+            ]
+          : [],
   },
   ripgrep: {
     hint: "code snippets from a folder, found with ripgrep (ocp-plugin-ripgrep)",
@@ -94,6 +130,8 @@ export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
     devDependencies: none,
     allowScripts: () => [],
     scripts: none,
+    sampleGoal: () => "where is skippedChecks defined?",
+    firstSteps: () => [],
   },
   symbols: {
     hint: "a code symbol index: TypeScript, JavaScript, Python, Go, Rust, Java (ocp-plugin-symbols)",
@@ -102,6 +140,8 @@ export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
     devDependencies: none,
     allowScripts: () => ["better-sqlite3"],
     scripts: none,
+    sampleGoal: () => "skippedChecks",
+    firstSteps: () => [],
   },
   facts: {
     hint: "a bi-temporal fact store: what was true when (ocp-plugin-facts)",
@@ -113,8 +153,28 @@ export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
       "sample-facts": "node --import tsx scripts/sample-facts.ts",
       pretest: "npm run sample-facts --silent",
     }),
+    sampleGoal: () => "who owns the payments API?",
+    firstSteps: () => [
+      { script: "sample-facts", why: "import data/sample-facts.jsonl into data/facts.db (npm test does too)" },
+    ],
   },
 };
+
+/** Our packages, which a project made from a clone installs from tarballs (see {@link LocalPackages}). */
+export const OUR_PACKAGES = [
+  "ocp-provider",
+  "ocp-provider-mcp",
+  "ocp-plugin-ripgrep",
+  "ocp-plugin-symbols",
+  "ocp-plugin-facts",
+  "create-ocp-provider",
+] as const;
+
+/**
+ * Our packages as tarballs inside the project (`file:.ocp-packages/…`), by name: what
+ * `--local-packages` installs instead of the registry's, before they are published.
+ */
+export type LocalPackages = ReadonlyMap<string, string>;
 
 /** The package.json of a new project. */
 export function packageJsonOf(options: {
@@ -122,12 +182,34 @@ export function packageJsonOf(options: {
   template: TemplateName;
   transport: Transport;
   index: IndexKind;
+  local?: LocalPackages;
 }): Record<string, unknown> {
   const spec = TEMPLATES[options.template];
   const sorted = (record: Record<string, string>) =>
     Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
   // tsx's esbuild runs a postinstall check; better-sqlite3 compiles its native module.
   const allow = ["esbuild", ...spec.allowScripts(options.index)].sort();
+  const goal = spec.sampleGoal(options.index);
+  if (/["$`\\]/.test(goal)) throw new Error(`sample goal ${JSON.stringify(goal)} cannot be quoted in a script`);
+  const probe = `--query "${goal}"`;
+  const { local } = options;
+  // From a clone: ours from the tarballs, directly and (overrides) as dependencies of
+  // each other; and the codemods' package, so `npx create-ocp-provider add …` runs offline.
+  const ourSpec = (name: string) => local?.get(name) ?? ours;
+  const oursDev: Record<string, string> =
+    local?.get("create-ocp-provider") !== undefined
+      ? { "create-ocp-provider": local.get("create-ocp-provider") as string }
+      : {};
+  const dependencies: Record<string, string> = {
+    "ocp-provider": ourSpec("ocp-provider"),
+    // The MCP bridge, so `npm run mcp` works; the core itself never depends on the SDK.
+    "ocp-provider-mcp": ourSpec("ocp-provider-mcp"),
+    tsx: PINNED.tsx,
+    ...spec.dependencies(options.index),
+  };
+  for (const name of Object.keys(dependencies)) {
+    if (local?.has(name)) dependencies[name] = local.get(name) as string;
+  }
   return {
     name: options.name,
     version: "0.1.0",
@@ -139,29 +221,64 @@ export function packageJsonOf(options: {
       start: "node --import tsx src/main.ts",
       query: "ocp query src/provider.ts",
       // The conformance suite with a person's report; over stdio, the entry a host spawns.
+      // --query: a goal the sample data answers, or the frame checks would be skipped for want of frames.
       inspect:
         options.transport === "stdio"
-          ? "ocp inspect stdio -- node --import tsx src/main.ts"
-          : "ocp inspect stdio -- ocp serve src/provider.ts",
+          ? `ocp inspect stdio ${probe} -- node --import tsx src/main.ts`
+          : `ocp inspect stdio ${probe} -- ocp serve src/provider.ts`,
+      // Token accounting and query time, in-process, from the sample goal and the frames it finds.
+      bench: `ocp bench src/provider.ts --goal "${goal}"`,
       // The provider for MCP clients (one get_context tool): `npm run mcp -- --http 8080` for HTTP.
       mcp: "ocp mcp src/provider.ts",
       typecheck: "tsc --noEmit",
       test: "tsc --noEmit && vitest run",
       ...spec.scripts(options.index),
     },
-    dependencies: sorted({
-      "ocp-provider": ours,
-      "ocp-provider-mcp": ours,
-      tsx: PINNED.tsx,
-      ...spec.dependencies(options.index),
-    }),
+    dependencies: sorted(dependencies),
     devDependencies: sorted({
       "@types/node": PINNED["@types/node"],
       typescript: PINNED.typescript,
       vite: PINNED.vite,
       vitest: PINNED.vitest,
       ...spec.devDependencies(options.index),
+      ...oursDev,
     }),
+    ...(local !== undefined && local.size > 0 ? { overrides: Object.fromEntries(local) } : {}),
     allowScripts: Object.fromEntries(allow.map((name) => [name, true])),
   };
+}
+
+/**
+ * The commands block of a project's README, aligned: the template's first steps, then
+ * test, query (with the sample goal), inspect and start. A test runs every one.
+ */
+export function readmeSteps(template: TemplateName, index: IndexKind, transport: Transport): ReadmeStep[] {
+  const spec = TEMPLATES[template];
+  return [
+    ...spec.firstSteps(index),
+    { script: "test", why: "typecheck, your tests, and the OCP conformance suite" },
+    { script: "query", args: `"${spec.sampleGoal(index)}"`, why: "ask it one question and see the frames" },
+    { script: "inspect", why: "the conformance suite, as a report" },
+    { script: "bench", why: "time its queries and check its token accounting" },
+    {
+      script: "start",
+      why: transport === "http" ? "serve it on http://127.0.0.1:8080/" : "serve it over stdio",
+      serves: true,
+    },
+  ];
+}
+
+/** How a step is typed with `packageManager`: `npm test`, `npm run query -- "…"`, `pnpm query "…"`. */
+export function stepCommand(step: ReadmeStep, packageManager: string): string {
+  const builtin = step.script === "test" || step.script === "start";
+  const run = builtin ? packageManager : packageManager === "npm" ? "npm run" : packageManager;
+  const dashes = step.args === undefined ? "" : packageManager === "npm" ? ` -- ${step.args}` : ` ${step.args}`;
+  return `${run} ${step.script}${dashes}`;
+}
+
+/** The README's commands block (inside ```sh), each comment aligned. */
+export function readmeCommands(steps: readonly ReadmeStep[], packageManager: string): string {
+  const commands = steps.map((step) => stepCommand(step, packageManager));
+  const width = Math.max(...commands.map((command) => command.length)) + 2;
+  return steps.map((step, i) => `${(commands[i] as string).padEnd(width)}# ${step.why}`).join("\n");
 }

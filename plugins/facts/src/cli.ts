@@ -9,11 +9,12 @@ import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseListenAddress } from "ocp-provider";
+import { argsErrorMessage, usageErrorLine, wantsHelp } from "ocp-provider/cli";
 import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
 import { FactError } from "./errors.js";
 import { importJsonl } from "./import-file.js";
 import { type OpenFactStoreOptions, openFactStore } from "./open.js";
-import { createFactsProvider } from "./plugin.js";
+import { createFactsProvider, VERSION } from "./plugin.js";
 import { toRecord } from "./records.js";
 import type { FactStore } from "./store.js";
 
@@ -21,6 +22,7 @@ const USAGE = `ocp-facts — a bi-temporal fact store, served over the Open Cont
 
 Every command takes the store: --db FILE (SQLite; or $OCP_FACTS_DB)
                             or --pg URL (PostgreSQL; or $OCP_FACTS_PG) [--schema NAME]
+before or after the command's name.
 
 Write:
   ocp-facts assert --subject S --predicate P --statement TEXT [--valid-from T] [--valid-to T]
@@ -47,6 +49,7 @@ Serve (OCP provider):
 --json prints results as JSON. Times are RFC 3339 (2024-05-01T09:30:00Z, any UTC offset)
 or a date (2024-05-01, midnight UTC). --as-of is valid time (what was true then);
 --as-known-at is system time (what the store knew then).
+"ocp-facts <command> --help" shows one command; "ocp-facts --version" the version.
 Exit codes: 0 success, 1 failure, 2 usage error.
 `;
 
@@ -79,7 +82,8 @@ function parse(
     return { values: parsed.values as Values, positionals: parsed.positionals };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw new UsageError((error as Error).message);
+    const message = argsErrorMessage(error);
+    if (message !== undefined) throw new UsageError(message);
     throw error;
   }
 }
@@ -378,25 +382,98 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** Options that may come before the command, as git and npm users expect: `ocp-facts --db f.db assert …`. */
+const LEADING_OPTIONS: Record<string, boolean> = { "--db": true, "--pg": true, "--schema": true, "--json": false };
+
+/** Splits `argv` into the command and its arguments, moving store options given before the command after it. */
+function splitCommand(argv: readonly string[]): { command: string | undefined; rest: string[] } {
+  const leading: string[] = [];
+  let at = 0;
+  for (; at < argv.length; at++) {
+    const arg = argv[at] as string;
+    if (!arg.startsWith("-")) break;
+    const name = arg.split("=")[0] as string;
+    if (!Object.hasOwn(LEADING_OPTIONS, name)) {
+      throw new UsageError(
+        `unknown option '${name}' before the command: only --db, --pg, --schema and --json go there`,
+      );
+    }
+    leading.push(arg);
+    if (LEADING_OPTIONS[name] && !arg.includes("=")) {
+      const value = argv[at + 1];
+      if (value === undefined) throw new UsageError(`option '${name}' needs a value`);
+      leading.push(value);
+      at++;
+    }
+  }
+  return { command: argv[at], rest: [...leading, ...argv.slice(at + 1)] };
+}
+
+/** The lines of USAGE about `command`: its synopsis and their continuations. */
+function commandLines(command: string): string[] {
+  const lines: string[] = [];
+  for (const line of USAGE.split("\n")) {
+    if (line.startsWith(`  ocp-facts ${command} `) || line === `  ocp-facts ${command}`) lines.push(line.slice(2));
+    else if (lines.length > 0 && /^ {4,}\S/.test(line) && !line.trimStart().startsWith("ocp-facts"))
+      lines.push(line.slice(2));
+    else if (lines.length > 0) break;
+  }
+  return lines;
+}
+
+/** `ocp-facts <command> --help`: the command's lines of USAGE, and what every command shares. */
+function commandUsage(command: string): string {
+  const tail = USAGE.slice(USAGE.indexOf("--json prints"));
+  return `Usage:\n  ${commandLines(command).join("\n  ")}\n\n${STORE_LINE}\n\n${tail}`;
+}
+
+const STORE_LINE =
+  "The store: --db FILE (SQLite; or $OCP_FACTS_DB) or --pg URL (PostgreSQL; or $OCP_FACTS_PG) [--schema NAME]";
+
+/** One line: the command's synopsis, without its help text and alignment. */
+function synopsis(command: string | undefined): string {
+  const lines = command === undefined ? [] : commandLines(command);
+  if (lines.length === 0) return "ocp-facts <command> [--db FILE | --pg URL] [options]";
+  const first = (lines[0] as string).split(/ {3,}/)[0] as string;
+  return lines.length > 1 ? `${first} ...` : first;
+}
+
 /** Runs the `ocp-facts` command line; resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
-    (command === undefined ? process.stderr : process.stdout).write(USAGE);
-    return command === undefined ? 2 : 0;
-  }
-  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  let command: string | undefined;
   try {
-    if (run === undefined) throw new UsageError(`unknown command '${command}'`);
-    if (rest.includes("--help") || rest.includes("-h")) {
-      process.stdout.write(USAGE);
+    if (argv[0] === "--version") {
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    }
+    if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") {
+      (argv.length === 0 ? process.stderr : process.stdout).write(USAGE);
+      return argv.length === 0 ? 2 : 0;
+    }
+    const split = splitCommand(argv);
+    command = split.command;
+    const { rest } = split;
+    if (command === "help") {
+      process.stdout.write(rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0]) ? commandUsage(rest[0]) : USAGE);
+      return 0;
+    }
+    if (command === undefined) throw new UsageError("which command? (ocp-facts --help lists them)");
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (run === undefined) {
+      const unknown = command;
+      command = undefined;
+      throw new UsageError(`unknown command '${unknown}'`);
+    }
+    if (wantsHelp(rest)) {
+      process.stdout.write(commandUsage(command));
       return 0;
     }
     await run(rest);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`ocp-facts: ${error.message}\n\n${USAGE}`);
+      const program = command === undefined ? "ocp-facts" : `ocp-facts ${command}`;
+      process.stderr.write(usageErrorLine(program, error.message, synopsis(command)));
       return 2;
     }
     const message = error instanceof FactError ? `${error.message} (${error.code})` : (error as Error).message;

@@ -25,6 +25,10 @@ describe("the ocp-ripgrep command line", () => {
       "250",
       "--rg",
       "/usr/bin/rg",
+      "--glob",
+      "*.ts",
+      "--glob",
+      "!*.test.ts",
     ]);
     expect(parsed).toMatchObject({
       http: { host: "0.0.0.0", port: 8080 },
@@ -39,6 +43,7 @@ describe("the ocp-ripgrep command line", () => {
         maxQueuedSearches: 0,
         queueTimeoutMs: 250,
         rgPath: "/usr/bin/rg",
+        globs: ["*.ts", "!*.test.ts"],
       },
     });
     expect(parseCommandLine([]).options.root).toBe(process.cwd());

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { parseListenAddress } from "ocp-provider";
+import { argsErrorMessage, usageErrorLine, wantsHelp } from "ocp-provider/cli";
 import { DEFAULTS, resolveOptions } from "./options.js";
 import { PACKAGE_VERSION } from "./plugin.js";
 import type { RipgrepProviderOptions } from "./provider.js";
@@ -23,6 +24,7 @@ Options:
   --token T              with --http: require "Authorization: Bearer T" (default: $OCP_HTTP_TOKEN)
   --mcp                  serve MCP clients (stdio, or streamable HTTP at /mcp with --http)
   --hidden               search hidden files and directories too (never .git)
+  --glob GLOB            include (*.ts, src/**) or exclude (!*.test.ts) files, as rg's --glob; repeatable
   --max-filesize BYTES   skip larger files (default ${DEFAULTS.maxFileSizeBytes})
   --context N            lines of context around a match (default ${DEFAULTS.contextLines})
   --timeout MS           bound on one search (default ${DEFAULTS.timeoutMs})
@@ -33,6 +35,9 @@ Options:
   -h, --help             show this help
   --version              show the version
 `;
+
+/** The usage line a usage error names. */
+const SYNOPSIS = "ocp-ripgrep [--root DIR] [--http [host:]port] [--token T] [options]";
 
 class UsageError extends Error {}
 
@@ -61,7 +66,7 @@ export function parseCommandLine(argv: readonly string[]): {
   mcp: boolean;
   options: RipgrepProviderOptions;
 } {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -72,6 +77,7 @@ export function parseCommandLine(argv: readonly string[]): {
         token: { type: "string" },
         mcp: { type: "boolean" },
         hidden: { type: "boolean" },
+        glob: { type: "string", multiple: true },
         "max-filesize": { type: "string" },
         context: { type: "string" },
         timeout: { type: "string" },
@@ -84,7 +90,7 @@ export function parseCommandLine(argv: readonly string[]): {
       },
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(argsErrorMessage(error) ?? (error as Error).message);
   }
   const text = (key: string) => values[key] as string | undefined;
   if (text("token") !== undefined && text("http") === undefined) throw new UsageError("--token needs --http");
@@ -97,6 +103,7 @@ export function parseCommandLine(argv: readonly string[]): {
     options: {
       root: text("root") ?? process.cwd(),
       hidden: values.hidden === true,
+      globs: values.glob as string[] | undefined,
       maxFileSizeBytes: whole("max-filesize", text("max-filesize")),
       contextLines: whole("context", text("context")),
       timeoutMs: whole("timeout", text("timeout")),
@@ -114,6 +121,11 @@ export function parseCommandLine(argv: readonly string[]): {
  */
 export async function main(argv: readonly string[]): Promise<number | "serving"> {
   let parsed: ReturnType<typeof parseCommandLine>;
+  // Help wins over any mistake elsewhere on the line.
+  if (wantsHelp(argv)) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   try {
     parsed = parseCommandLine(argv);
     if (parsed.help) {
@@ -128,7 +140,7 @@ export async function main(argv: readonly string[]): Promise<number | "serving">
     resolveOptions(parsed.options);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`ocp-ripgrep: ${message}\n\n${USAGE}`);
+    process.stderr.write(usageErrorLine("ocp-ripgrep", message, SYNOPSIS));
     return 2;
   }
   try {

@@ -15,6 +15,13 @@ export interface RipgrepOptions {
   name?: string;
   /** Search hidden files and directories too (never `.git`). Default false. */
   hidden?: boolean;
+  /**
+   * Globs as rg's `--glob` takes them: `*.ts` or `src/**` includes (with any include,
+   * only matching files are searched), `!*.test.ts` excludes; the last matching glob
+   * wins. As in rg, an include glob also reaches files an ignore file skips; never
+   * `.git`, and hidden files only with `hidden`. Default none.
+   */
+  globs?: readonly string[];
   /** Skip files larger than this. Default 1 MiB. */
   maxFileSizeBytes?: number;
   /** Lines of context on each side of a match. Default 3. */
@@ -106,10 +113,15 @@ export function resolveOptions(options: RipgrepOptions): ResolvedOptions {
   if (options.rgPath !== undefined && (typeof options.rgPath !== "string" || options.rgPath === "")) {
     throw fail("rgPath must be a path to the rg binary");
   }
+  const globs = options.globs ?? [];
+  if (!Array.isArray(globs) || globs.some((glob) => typeof glob !== "string" || !/^[^\0\n\r]+$/.test(glob))) {
+    throw fail(`globs must be a list of non-empty one-line strings, not ${JSON.stringify(options.globs)}`);
+  }
   const timeoutMs = count("timeoutMs", 1);
   const resolved = {
     name,
     hidden,
+    globs: [...globs],
     maxFileSizeBytes: count("maxFileSizeBytes", 1),
     contextLines: count("contextLines", 0),
     maxSnippetLines: count("maxSnippetLines", 1),

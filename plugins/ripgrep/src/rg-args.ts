@@ -11,6 +11,8 @@ export interface FileRules {
   hidden: boolean;
   /** Skip files larger than this many bytes. */
   maxFileSizeBytes: number;
+  /** rg globs: `*.ts` includes, `!*.test.ts` excludes (see RipgrepOptions.globs). */
+  globs?: readonly string[];
 }
 
 /** Flags that fix which files rg looks at; the same for listing and for searching. */
@@ -24,7 +26,20 @@ export function fileRuleArgs(rules: FileRules): string[] {
     "--no-require-git",
     ...(rules.hidden ? ["--hidden", "--glob=!.git"] : []),
     `--max-filesize=${rules.maxFileSizeBytes}`,
+    ...globArgs(rules),
   ];
+}
+
+/**
+ * The configured globs, then the rules they must not undo. An rg glob overrides rg's
+ * other filters (`**` would reach .git and hidden files), and of several matching
+ * globs the last wins: so `.git`, and hidden files unless asked for, are excluded
+ * again after them.
+ */
+function globArgs(rules: FileRules): string[] {
+  const globs = rules.globs ?? [];
+  if (globs.length === 0) return [];
+  return [...globs.map((glob) => `--glob=${glob}`), "--glob=!.git", ...(rules.hidden ? [] : ["--glob=!.*"])];
 }
 
 /** `rg --files` over the working directory, NUL-separated. */

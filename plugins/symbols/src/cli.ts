@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { createLogger, parseListenAddress } from "ocp-provider";
+import { argsErrorMessage, usageErrorLine, wantsHelp } from "ocp-provider/cli";
 import { DEFAULTS, defaultWorkers, resolveOptions, type SymbolsOptions } from "./options.js";
 
 const USAGE = `ocp-symbols — a code symbol index for an OCP host (ocp/1.0-draft)
@@ -31,6 +32,10 @@ Options:
   -h, --help             show this help
   --version              show the version
 `;
+
+/** The usage line a usage error names. */
+const SYNOPSIS =
+  "ocp-symbols [--root DIR] [--http [host:]port] [--token T] [options] | ocp-symbols --index [--root DIR] [options]";
 
 class UsageError extends Error {}
 
@@ -85,7 +90,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       },
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(argsErrorMessage(error) ?? (error as Error).message);
   }
   const text = (key: string) => values[key] as string | undefined;
   if (text("token") !== undefined && text("http") === undefined) throw new UsageError("--token needs --http");
@@ -129,6 +134,11 @@ async function indexOnce(options: SymbolsOptions): Promise<number> {
  */
 export async function main(argv: readonly string[]): Promise<number | "serving"> {
   let parsed: CommandLine;
+  // Help wins over any mistake elsewhere on the line.
+  if (wantsHelp(argv)) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   try {
     parsed = parseCommandLine(argv);
     if (parsed.help) {
@@ -142,7 +152,7 @@ export async function main(argv: readonly string[]): Promise<number | "serving">
     }
     resolveOptions(parsed.options);
   } catch (error) {
-    process.stderr.write(`ocp-symbols: ${(error as Error).message}\n\n${USAGE}`);
+    process.stderr.write(usageErrorLine("ocp-symbols", (error as Error).message, SYNOPSIS));
     return 2;
   }
   try {

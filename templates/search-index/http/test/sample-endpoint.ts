@@ -20,8 +20,9 @@ const sample = JSON.parse(readFileSync(new URL("../data/sample-docs.json", impor
 
 const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-/** Starts the sample endpoint on a free loopback port, over data/sample-docs.json or the documents given. */
+/** Starts the sample endpoint on a loopback port (`port`, or a free one), over data/sample-docs.json or the documents given. */
 export async function startSampleEndpoint(
+  port = 0,
   docs: readonly SampleDoc[] = sample,
 ): Promise<{ url: string; close(): Promise<void> }> {
   // Each document's word counts and length, and in how many documents each word occurs.
@@ -61,10 +62,13 @@ export async function startSampleEndpoint(
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({ hits: { total: { value: hits.length }, hits } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  const { port: listening } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/docs/_search`,
+    url: `http://127.0.0.1:${listening}/docs/_search`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

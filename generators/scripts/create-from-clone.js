@@ -1,0 +1,63 @@
+// `npm run create -- DIR [options]`, in a clone of ocp-provider: create a provider
+// project before the packages are on a registry. It builds the workspaces, packs every
+// package of ours (npm pack, as publishing would), and runs this clone's
+// create-ocp-provider with --local-packages, which copies the tarballs into the
+// project's .ocp-packages/ and installs ours from there: any template, and the
+// codemods (create-ocp-provider itself is a devDependency), work without a registry
+// of our packages. Options are create-ocp-provider's (--template, --index, ...).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+const args = process.argv.slice(2);
+const WORKSPACES = ["framework", "bridges/mcp", "plugins/ripgrep", "plugins/symbols", "plugins/facts", "generators"];
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+// Progress on stderr: stdout is the generator's (its summary, --help).
+const say = (line) => process.stderr.write(`create (from a clone): ${line}\n`);
+const run = (command, commandArgs) =>
+  spawnSync(command, commandArgs, { cwd: repo, stdio: ["ignore", 2, 2], shell: process.platform === "win32" });
+
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(
+    "npm run create -- <dir> [options]: create-ocp-provider, installing ocp-provider and its plugins\n" +
+      "from this clone (packed into <dir>/.ocp-packages/) instead of a registry.\n\n",
+  );
+} else {
+  say("building the packages…");
+  const built = run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-b"]);
+  if (built.status !== 0) {
+    say("the build failed (above); fix it, or run npm ci first");
+    process.exit(1);
+  }
+}
+const packed = mkdtempSync(join(tmpdir(), "ocp-packages-"));
+let status = 1;
+try {
+  if (!args.includes("--help") && !args.includes("-h")) {
+    say("packing them…");
+    const pack = run(npm, [
+      "pack",
+      ...WORKSPACES.flatMap((workspace) => ["-w", workspace]),
+      "--pack-destination",
+      packed,
+      "--loglevel=error",
+    ]);
+    if (pack.status !== 0) {
+      say("npm pack failed (above)");
+      process.exit(1);
+    }
+  }
+  const created = spawnSync(
+    process.execPath,
+    [join(repo, "generators/bin/create-ocp-provider.js"), ...args, "--local-packages", packed],
+    // INIT_CWD: the directory npm run was typed in, so <dir> is relative to it.
+    { cwd: process.env.INIT_CWD ?? process.cwd(), stdio: "inherit" },
+  );
+  status = created.status ?? 1;
+} finally {
+  rmSync(packed, { recursive: true, force: true });
+}
+process.exit(status);

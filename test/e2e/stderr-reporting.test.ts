@@ -1,0 +1,94 @@
+/**
+ * What a person sees on stderr when something goes wrong, from the real bins: a
+ * plugin's error is said once (not by the provider's log and again by the caller),
+ * and `ocp inspect` on a terminal says which checks a hanging provider holds up.
+ */
+import { execFile, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { exitWithin, OCP_BIN, REPO, spawnNode } from "../support/child.js";
+import { handshake, nextEnvelope } from "../support/envelopes.js";
+
+const exec = promisify(execFile);
+const count = (text: string, part: string) => text.split(part).length - 1;
+
+async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [OCP_BIN, ...args], { cwd: REPO });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const QUERY = { goal: "anything", kinds: [], anchors: [], max_frames: 4, max_tokens: 200 };
+const MESSAGE = "the store is empty: run npm run sample-facts first";
+
+describe("a plugin's error is said once", () => {
+  it("ocp query: the plugin's UserError is the one line on stderr, exit 1", async () => {
+    const { code, stdout, stderr } = await ocp(["query", "test/fixtures/user-error-provider.ts", "anything"]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(`ocp query: ${MESSAGE}\n`);
+  });
+
+  it("ocp serve: the host gets the message, and stderr says it once", async () => {
+    const child = spawnNode([OCP_BIN, "serve", "test/fixtures/user-error-provider.ts"]);
+    await handshake(child, { timeoutMs: 20_000 });
+    child.send({ type: "query", query: QUERY });
+    expect(await nextEnvelope(child, 20_000)).toEqual({ type: "error", message: MESSAGE });
+    child.send({ type: "shutdown" });
+    expect((await exitWithin(child, 20_000)).code).toBe(0);
+    expect(count(child.stderr(), MESSAGE)).toBe(1);
+  });
+
+  it("when other plugins answer: the frames ship, and each failed plugin is named once", async () => {
+    const { code, stdout, stderr } = await ocp(["query", "test/fixtures/failing-plugin-provider.ts", "anything"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Works");
+    expect(count(stderr, "the index is being rebuilt")).toBe(1);
+    expect(stderr).toMatch(/plugin 'rebuilding': the index is being rebuilt/);
+    expect(count(stderr, "index file is corrupt")).toBe(1);
+    expect(stderr).toMatch(/plugin 'broken': OCP_ERR_PLUGIN_FAILED: search failed: Error: index file is corrupt/);
+  });
+});
+
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+describe("ocp inspect and a provider that hangs", () => {
+  const inspect = [
+    join(REPO, "framework/bin/ocp-inspect.js"),
+    "stdio",
+    "--timeout",
+    "4000",
+    "--",
+    process.execPath,
+    join(REPO, "framework/dist/conformance/misbehaving-provider.js"),
+    "--misbehave",
+    "hang-on-query",
+  ];
+
+  it.skipIf(!hasScript)(
+    "on a terminal, a status line names the checks it is waiting on; in a pipe, nothing",
+    async () => {
+      // `script` runs the inspector on a real pseudo-terminal, as a person would.
+      const quoted = inspect.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+      const [onTty, piped] = await Promise.all([
+        exec("script", ["-qec", quoted, "/dev/null"], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } }).catch(
+          (error: { stdout: string }) => error,
+        ),
+        exec(process.execPath, inspect, { cwd: REPO }).catch((error: { stdout: string; stderr: string }) => error),
+      ]);
+      const lines = onTty.stdout.split(/\r|\n/);
+      expect(lines.some((line) => /checks \d+\/14 done, \d+ s · waiting \d+ s on .*frame-validity/.test(line))).toBe(
+        true,
+      );
+      // The line is erased before the report, which follows on its own.
+      expect(onTty.stdout).toContain("\u001b[2Kocp inspect · stdio");
+      expect(piped.stdout).toMatch(/NOT CONFORMANT/);
+      expect((piped as { stderr: string }).stderr).not.toMatch(/checks \d+\/\d+ done/);
+    },
+  );
+});
