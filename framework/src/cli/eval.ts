@@ -31,7 +31,7 @@ Options:
   --seed S             sample the qualifying commits with seed S (default: the most recent)
   --budget B,B,..      token budgets (default ${EVAL_DEFAULTS.budgets.join(",")})
   --max-frames N       max_frames of each query (default ${EVAL_DEFAULTS.maxFrames})
-  --runs R             ask every case R times, each by a fresh process, and report the spread (default 1)
+  --runs R             ask every case R times and report how far the runs disagree (default 1)
   --prepare "CMD"      run before the provider for each tree, e.g. to build its index (split on
                        spaces, {root} and {cache} replaced; must exit 0)
   --timeout MS         bound on one query and on the handshake (default ${EVAL_DEFAULTS.queryTimeoutMs})
@@ -172,6 +172,14 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
     .map((budget) => whole("budget", budget.trim(), 1));
   const prepare = text("prepare");
   const progress = progressReporter();
+  // Interrupted, still exit through process.exit: its hooks remove the trees and stop the provider's process group.
+  const interrupted = (code: number) => () => {
+    progress.done();
+    process.stderr.write("ocp eval: interrupted\n");
+    process.exit(code);
+  };
+  process.once("SIGINT", interrupted(130));
+  process.once("SIGTERM", interrupted(143));
   const report = await runEval({
     provider: commandLine(provider, "the provider command"),
     prepare: prepare === undefined ? undefined : commandLine(prepare.trim().split(/\s+/), "--prepare"),

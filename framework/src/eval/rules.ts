@@ -95,11 +95,15 @@ const FILTERED_SUBJECTS: readonly RegExp[] = [
   /^v?\d+(\.\d+)+\S*$/i, // "4.13.3", "v1.2.0-rc.1"
   /^(\[[^\]]*\]\s*)?(chore|style|ci|build|deps|docs?|tests?|release|wip)(\([^)]*\))?!?:/i,
   /^\[bot\]/i,
-  /\b(bump|bumps|bumped|dependabot|renovate|pin|unpin)\b/i,
+  /\b(bump|bumps|bumped|dependabot|renovate)\b/i,
+  /^(pin|unpin)\b/i,
   /\b(release|releases|released|version)\s+v?\d/i,
   /\b(prepare|preparing|cut|tag)\s+(a\s+)?(release|version)\b/i,
-  /\b(typo|typos|spelling|misspell\w*|whitespace|wording)\b/i,
-  /\b(lint|linting|linter|prettier|reformat\w*|formatting|black|isort|ruff|eslint|biome)\b/i,
+  /\b(typo|typos|spelling|misspell\w*)\b/i,
+  /^(fix|remove|strip|clean up|trim)\s+(trailing\s+)?whitespace\b/i,
+  // Formatting and lint runs; "formatting" elsewhere ("date formatting") may well describe a change.
+  /^(run\s+)?(reformat\w*|format|formatting|lint|linting|prettier|black|isort|ruff|eslint|biome)\b/i,
+  /\b(fix|fixes|apply|run|satisfy)\s+(the\s+)?(lint|linting|linter|formatting|format|formatter|prettier|black|isort|ruff|eslint|biome|mypy)\b/i,
   /\b(update|upgrade|updated|upgraded)\s+(the\s+)?(dependencies|dependency|deps|lockfile|lock file|changelog|changes|copyright)\b/i,
   /\bchangelog\b/i,
 ];

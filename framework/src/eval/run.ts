@@ -20,7 +20,7 @@ import { readLabelledCases } from "./labelled.js";
 import { type EvalCase, type MineStats, mineCases } from "./mine.js";
 import { HELD_OUT_RULE, meanMetrics, summarize } from "./report.js";
 import { citedGold, type FrameRef, frameRefs, type Gold, parseGold, scoreAnswer } from "./score.js";
-import { TreeCache } from "./trees.js";
+import { removeAtExit, TreeCache } from "./trees.js";
 import type { Answer, CaseBudget, CaseResult, CommandLine, EvalOptions, EvalReport, ShippedFrame } from "./types.js";
 
 const execFileAsync = promisify(execFile);
@@ -297,16 +297,17 @@ async function evalMined(context: RunContext, repo: string, cases: readonly Eval
         const goldInfo = goldOf(kase, tree, context.counter);
         const bm25 =
           tree.bm25 && baselineAll(tree.bm25, kase, goldInfo.gold, context.budgets, context.maxFrames, context.counter);
+        // One process per tree; the runs repeat the queries to it (a provider should answer alike every time).
         const runs: Answer[][] = [];
-        for (let run = 0; run < context.runs; run++) {
-          const connection = await startOrError(context, tree);
-          try {
+        const connection = await startOrError(context, tree);
+        try {
+          for (let run = 0; run < context.runs; run++) {
             runs.push(
               await askAll(connection, kase, goldInfo.gold, tree, { ...context, timeoutMs: context.timeoutMs }),
             );
-          } finally {
-            if (!(connection instanceof Error)) await connection.shutdown();
           }
+        } finally {
+          if (!(connection instanceof Error)) await connection.shutdown();
         }
         results.push(caseResult(kase, goldInfo, runs, bm25, context.budgets));
         progress(context, results.length, cases.length, results[results.length - 1] as CaseResult);
@@ -323,20 +324,21 @@ async function evalMined(context: RunContext, repo: string, cases: readonly Eval
 /** Labelled cases: one root, one provider process per run for all of them. */
 async function evalLabelled(context: RunContext, root: string, cases: readonly EvalCase[]): Promise<CaseResult[]> {
   const scratch = mkdtempSync(join(tmpdir(), "ocp-eval-"));
+  removeAtExit(scratch);
   try {
     const tree = await prepareTree(root, scratch, true, context.options.baseline !== false);
     const golds = cases.map((kase) => goldOf(kase, tree, context.counter));
     const runs: Answer[][][] = cases.map(() => []);
-    for (let run = 0; run < context.runs; run++) {
-      const connection = await startOrError(context, tree);
-      try {
+    const connection = await startOrError(context, tree);
+    try {
+      for (let run = 0; run < context.runs; run++) {
         for (const [index, kase] of cases.entries()) {
           const gold = (golds[index] as ReturnType<typeof goldOf>).gold;
           runs[index]?.push(await askAll(connection, kase, gold, tree, { ...context, timeoutMs: context.timeoutMs }));
         }
-      } finally {
-        if (!(connection instanceof Error)) await connection.shutdown();
       }
+    } finally {
+      if (!(connection instanceof Error)) await connection.shutdown();
     }
     return cases.map((kase, index) => {
       const goldInfo = golds[index] as ReturnType<typeof goldOf>;

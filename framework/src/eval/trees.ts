@@ -63,6 +63,19 @@ export interface Tree {
   readonly cache: string;
 }
 
+/** Temporary directories still to remove when the process exits (the CLI turns SIGINT and SIGTERM into an exit). */
+const temporary = new Set<string>();
+let exitHook = false;
+/** Removes `dir` when the process exits, unless it is removed (and forgotten) before. */
+export function removeAtExit(dir: string): void {
+  temporary.add(dir);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const left of temporary) rmSync(left, { recursive: true, force: true });
+  });
+}
+
 /** Trees by commit id, written on first use and removed once no planned case needs them. */
 export class TreeCache {
   readonly #repo: string;
@@ -76,6 +89,7 @@ export class TreeCache {
     this.#keep = options.workDir !== undefined;
     if (options.workDir !== undefined) mkdirSync(options.workDir, { recursive: true });
     this.#base = options.workDir ?? mkdtempSync(join(tmpdir(), "ocp-eval-"));
+    if (!this.#keep) removeAtExit(this.#base);
     this.#blobs = new BlobReader(repo);
   }
 
@@ -116,6 +130,9 @@ export class TreeCache {
   /** Stops git and removes every tree (the whole temporary directory), unless kept in a work directory. */
   async close(): Promise<void> {
     await this.#blobs.close();
-    if (!this.#keep) rmSync(this.#base, { recursive: true, force: true });
+    if (!this.#keep) {
+      rmSync(this.#base, { recursive: true, force: true });
+      temporary.delete(this.#base);
+    }
   }
 }

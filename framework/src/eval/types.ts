@@ -54,7 +54,7 @@ export interface EvalOptions {
   readonly budgets?: readonly number[];
   /** `max_frames` of every query; default 20. */
   readonly maxFrames?: number;
-  /** How many times each case is asked (each time by a fresh provider process); default 1. */
+  /** How many times each case is asked (the same process, the same queries again); default 1. */
   readonly runs?: number;
   /** Run the BM25 baseline beside it; default true. */
   readonly baseline?: boolean;
