@@ -15,7 +15,7 @@ export const EVAL_USAGE = `ocp eval — how often a provider's frames cite the f
 
 Usage:
   ocp eval --repo PATH [options] -- <provider command, with {root}>
-  ocp eval --cases FILE.jsonl --root DIR [options] -- <provider command, with {root}>
+  ocp eval --cases FILE.jsonl --root DIR [options] -- <provider command>
 
   Mines cases from PATH's git history: goal = a commit's message, gold = the 1-3 source
   files it changed, tree = its parent, written to a temporary directory. Or reads labelled
@@ -139,11 +139,12 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
   }
   const text = (key: string) => values[key] as string | undefined;
   if (provider.length === 0) throw usageError("give the provider command after --, e.g. -- ocp-ripgrep --root {root}");
-  if (!provider.some((arg) => arg.includes("{root}"))) {
-    throw usageError("the provider command must take the tree's root: put {root} where it goes (--root {root})");
-  }
   const cases = text("cases");
   const labelled = cases !== undefined && !/^\d+$/.test(cases);
+  // Mined cases each bring their own tree; a labelled run serves one root, which the provider may know already.
+  if (!labelled && !provider.some((arg) => arg.includes("{root}"))) {
+    throw usageError("the provider command must take the tree's root: put {root} where it goes (--root {root})");
+  }
   let source: EvalSource;
   if (labelled) {
     const root = text("root");

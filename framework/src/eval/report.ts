@@ -134,21 +134,25 @@ export function renderReport(report: EvalReport): string {
     "gold > budget",
     "errors",
   ];
-  const rows = report.summary.map((row) => [
-    row.split,
-    String(row.budget),
-    String(row.cases),
-    pair(row.ours.recall, row.bm25?.recall),
-    ...(bm25 ? [times(row.ratio?.recall)] : []),
-    pair(row.ours.hit, row.bm25?.hit),
-    pair(row.ours.mrr, row.bm25?.mrr),
-    ...(bm25 ? [times(row.ratio?.mrr)] : []),
-    pair(row.ours.ndcg, row.bm25?.ndcg),
-    String(Math.round(row.ours.tokens)),
-    row.ours.latencyMs.toFixed(0),
-    String(row.goldOverBudget),
-    String(row.errors),
-  ]);
+  const rows = report.summary.map((row) =>
+    row.cases === 0
+      ? [row.split, String(row.budget), "0", ...header.slice(3).map(() => "–")]
+      : [
+          row.split,
+          String(row.budget),
+          String(row.cases),
+          pair(row.ours.recall, row.bm25?.recall),
+          ...(bm25 ? [times(row.ratio?.recall)] : []),
+          pair(row.ours.hit, row.bm25?.hit),
+          pair(row.ours.mrr, row.bm25?.mrr),
+          ...(bm25 ? [times(row.ratio?.mrr)] : []),
+          pair(row.ours.ndcg, row.bm25?.ndcg),
+          String(Math.round(row.ours.tokens)),
+          row.ours.latencyMs.toFixed(0),
+          String(row.goldOverBudget),
+          String(row.errors),
+        ],
+  );
   const source =
     report.source.kind === "git"
       ? `${report.source.repo} at ${report.source.head.slice(0, 12)} (${report.source.mining.scanned} commits looked at, ${report.source.mining.qualifying} qualifying)`
