@@ -2,12 +2,14 @@
  * `ocp-ripgrep` as a host meets it: the real bin in a real child process, over stdio
  * and over --http, on a fixture tree — handshake (H1–H3), frame validity (F1–F3),
  * budget honesty (B1) with exact costs, digests re-read from disk, malformed-input
- * tolerance (R1), clean shutdown (R2), and root confinement over the wire.
+ * tolerance (R1), clean shutdown (R2), root confinement over the wire, and the bounds
+ * that hold under pipelined load (concurrent rg, the queue, goals of any length).
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { DEFAULTS } from "../../plugins/ripgrep/src/options.js";
 import { findRipgrep } from "../../plugins/ripgrep/src/rg-binary.js";
 import {
   createFixtureTree,
@@ -161,5 +163,106 @@ describe("ocp-ripgrep over --http (a real child process)", () => {
     }
     await check.httpRejectsMalformed(post, query("latinBudget crlfBudget", 2000));
     await check.exitsOnSigterm(child, 3000);
+  });
+});
+
+/**
+ * An rg wrapper that records, as each search starts, how many searches are running
+ * (itself included), optionally waits, then runs the real rg. It runs rg as its child
+ * rather than exec'ing it, so that it can tell when the search is over.
+ */
+async function countingRg(delaySeconds = 0): Promise<{ path: string; counts: () => number[] }> {
+  const dir = mkdtempSync(join(tree.base, "counting-rg-"));
+  const live = join(dir, "live");
+  const counts = join(dir, "counts");
+  mkdirSync(live);
+  const path = join(dir, "rg.sh");
+  writeFileSync(
+    path,
+    [
+      "#!/bin/sh",
+      `: > '${live}/'$$`,
+      // A function's own arguments: counts the live files without a fork, and leaves "$@" alone.
+      `running() { echo $# >> '${counts}'; }`,
+      `running '${live}'/*`,
+      delaySeconds > 0 ? `sleep ${delaySeconds}` : "",
+      `'${(await findRipgrep()).path}' "$@"`,
+      "code=$?",
+      `rm -f '${live}/'$$`,
+      "exit $code",
+      "",
+    ].join("\n"),
+  );
+  chmodSync(path, 0o755);
+  return {
+    path,
+    counts: () => (existsSync(counts) ? readFileSync(counts, "utf8").split(/\s+/).filter(Boolean).map(Number) : []),
+  };
+}
+
+/** `count` queries as one write: the host pipelines them without waiting for a reply. */
+function pipeline(child: Child, texts: readonly string[], count: number, maxTokens: number): void {
+  const lines = Array.from({ length: count }, (_, i) =>
+    JSON.stringify(query(texts[i % texts.length] as string, maxTokens)),
+  );
+  child.send(`${lines.join("\n")}\n`);
+}
+
+describe("ocp-ripgrep under pipelined load (a real child process, real rg)", () => {
+  it("answers 1000 pipelined queries in order, none timed out, never running more rg than the default bound", async () => {
+    const rg = await countingRg();
+    const child = serve(["--rg", rg.path, "--max-queued", "1000", "--queue-timeout", "600000"]);
+    await handshake(child);
+    const texts = ["parseConfigFile", "packUnderBudget", "crlfBudget", "latinBudget", "lastLineBudget"];
+    // Each query's answer on its own: the pipelined replies must be exactly these, in order.
+    const alone: string[] = [];
+    for (const text of texts) {
+      child.send(query(text, 4000));
+      const reply = await nextEnvelope(child);
+      checkFrames(reply, 4000, 8);
+      alone.push(JSON.stringify(reply.result));
+    }
+    expect(new Set(alone).size).toBe(texts.length);
+
+    const count = 1000;
+    pipeline(child, texts, count, 4000);
+    for (let i = 0; i < count; i++) {
+      const reply = await nextEnvelope(child, 240_000);
+      if (reply.type !== "frames") throw new Error(`reply ${i} is not frames: ${JSON.stringify(reply)}`);
+      if (JSON.stringify(reply.result) !== alone[i % texts.length]) {
+        throw new Error(`reply ${i} is not the answer to query ${i} (out of order, or cut short)`);
+      }
+    }
+    const counts = rg.counts();
+    expect(counts).toHaveLength(count + texts.length);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(DEFAULTS.maxConcurrentSearches);
+    expect(child.stderr()).not.toMatch(/timed out|\(timeout\)|OCP_ERR_/);
+    await check.shutdown(child, 5000);
+  }, 300_000);
+
+  it("answers queries past a tiny queue with OCP_ERR_BUSY, in their turn, without running rg for them", async () => {
+    const rg = await countingRg(0.5);
+    const child = serve(["--rg", rg.path, "--max-searches", "1", "--max-queued", "2"]);
+    await handshake(child);
+    pipeline(child, ["parseConfigFile"], 8, 4000);
+    const replies = [];
+    for (let i = 0; i < 8; i++) replies.push(await nextEnvelope(child, 20_000));
+    expect(replies.map((reply) => reply.type)).toEqual([...Array(3).fill("frames"), ...Array(5).fill("error")]);
+    for (const reply of replies.slice(0, 3)) checkFrames(reply, 4000, 8);
+    for (const reply of replies.slice(3)) expect(reply.message).toMatch(/^OCP_ERR_BUSY: plugin 'ripgrep' is busy/);
+    // One search at a time, and only the three the queue held.
+    expect(rg.counts()).toEqual([1, 1, 1]);
+    await check.shutdown(child, 5000);
+  });
+
+  it("answers a goal holding a 7,000-character and a 200 KiB word from its other terms", async () => {
+    const child = serve();
+    await handshake(child);
+    const goal = `budget ${"x".repeat(7000)} parseConfigFile ${"y".repeat(200 * 1024)} packUnderBudget`;
+    child.send({ type: "query", query: { goal, kinds: [], anchors: [], max_frames: 8, max_tokens: 4000 } });
+    const frames = checkFrames(await nextEnvelope(child), 4000, 8);
+    const files = frames.map((frame) => frame.citation_label.replace(/ L\d+(-\d+)?$/, ""));
+    expect(files).toEqual(expect.arrayContaining(["src/config.ts", "src/packer.ts"]));
+    await check.shutdown(child, 5000);
   });
 });

@@ -17,6 +17,12 @@ describe("the ocp-ripgrep command line", () => {
       "5",
       "--timeout",
       "900",
+      "--max-searches",
+      "3",
+      "--max-queued",
+      "0",
+      "--queue-timeout",
+      "250",
       "--rg",
       "/usr/bin/rg",
     ]);
@@ -29,6 +35,9 @@ describe("the ocp-ripgrep command line", () => {
         maxFileSizeBytes: 2048,
         contextLines: 5,
         timeoutMs: 900,
+        maxConcurrentSearches: 3,
+        maxQueuedSearches: 0,
+        queueTimeoutMs: 250,
         rgPath: "/usr/bin/rg",
       },
     });
@@ -37,6 +46,7 @@ describe("the ocp-ripgrep command line", () => {
 
   it("refuses what it cannot use, with the reason", () => {
     expect(() => parseCommandLine(["--context", "three"])).toThrow(/--context must be a whole number/);
+    expect(() => parseCommandLine(["--max-searches", "1.5"])).toThrow(/--max-searches must be a whole number/);
     expect(() => parseCommandLine(["--token", "t"])).toThrow(/--token needs --http/);
     expect(() => parseCommandLine(["--nope"])).toThrow(/nope/);
     expect(() => parseCommandLine(["positional"])).toThrow(/positional/);

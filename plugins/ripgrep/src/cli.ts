@@ -24,6 +24,9 @@ Options:
   --max-filesize BYTES   skip larger files (default ${DEFAULTS.maxFileSizeBytes})
   --context N            lines of context around a match (default ${DEFAULTS.contextLines})
   --timeout MS           bound on one search (default ${DEFAULTS.timeoutMs})
+  --max-searches N       rg processes run at once; later queries wait (default ${DEFAULTS.maxConcurrentSearches}: the CPUs, at most 8)
+  --max-queued N         queries waiting at most; past it: OCP_ERR_BUSY at once (default ${DEFAULTS.maxQueuedSearches})
+  --queue-timeout MS     longest wait for a search to start; then OCP_ERR_BUSY (default: --timeout)
   --rg PATH              the rg binary (default: @vscode/ripgrep's, else rg on PATH)
   -h, --help             show this help
   --version              show the version
@@ -68,6 +71,9 @@ export function parseCommandLine(argv: readonly string[]): {
         "max-filesize": { type: "string" },
         context: { type: "string" },
         timeout: { type: "string" },
+        "max-searches": { type: "string" },
+        "max-queued": { type: "string" },
+        "queue-timeout": { type: "string" },
         rg: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
@@ -89,6 +95,9 @@ export function parseCommandLine(argv: readonly string[]): {
       maxFileSizeBytes: whole("max-filesize", text("max-filesize")),
       contextLines: whole("context", text("context")),
       timeoutMs: whole("timeout", text("timeout")),
+      maxConcurrentSearches: whole("max-searches", text("max-searches")),
+      maxQueuedSearches: whole("max-queued", text("max-queued")),
+      queueTimeoutMs: whole("queue-timeout", text("queue-timeout")),
       rgPath: text("rg"),
     },
   };

@@ -3,6 +3,7 @@
  * option fail when the plugin is defined rather than at its first query.
  */
 import { realpathSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { ERROR_CODES, OcpError } from "ocp-provider";
 
@@ -30,6 +31,12 @@ export interface RipgrepOptions {
   maxLineBytes?: number;
   /** Bound on one search; on expiry the files read so far are ranked and returned. Default 5000 ms. */
   timeoutMs?: number;
+  /** The most rg processes this plugin runs at once; later queries wait. Default the CPU count, at most 8. */
+  maxConcurrentSearches?: number;
+  /** The most queries waiting for a search; past it a query is refused at once with `OCP_ERR_BUSY`. Default 128. */
+  maxQueuedSearches?: number;
+  /** The longest a query waits for a search to start; then it is refused with `OCP_ERR_BUSY`. Default `timeoutMs`. */
+  queueTimeoutMs?: number;
   /** The rg binary; default the one in `@vscode/ripgrep`, else `rg` on PATH. */
   rgPath?: string;
 }
@@ -55,6 +62,11 @@ export const DEFAULTS = {
   maxMatchesPerFile: 100,
   maxLineBytes: 1000,
   timeoutMs: 5000,
+  // Each rg already runs a thread per CPU: more processes than CPUs only share them thinner.
+  maxConcurrentSearches: Math.max(1, Math.min(8, availableParallelism())),
+  // A burst a few seconds deep on a small repository; a deeper queue would only make
+  // queries wait to be refused at queueTimeoutMs.
+  maxQueuedSearches: 128,
 } as const;
 
 /** Resolves `root` to a real directory; throws an {@link OcpError} (`label: problem`) if it is not one. */
@@ -82,8 +94,8 @@ export function resolveOptions(options: RipgrepOptions): ResolvedOptions {
   }
   const name = options.name ?? DEFAULTS.name;
   const fail = (message: string) => new OcpError(ERROR_CODES.PLUGIN_INVALID, `plugin '${name}': ${message}`);
-  const count = (key: keyof typeof DEFAULTS, min: number): number => {
-    const value = options[key as keyof RipgrepOptions] ?? DEFAULTS[key];
+  const count = (key: keyof typeof DEFAULTS | "queueTimeoutMs", min: number, fallback?: number): number => {
+    const value = options[key as keyof RipgrepOptions] ?? (key === "queueTimeoutMs" ? fallback : DEFAULTS[key]);
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
       throw fail(`${key} must be a whole number ≥ ${min}, not ${JSON.stringify(value)}`);
     }
@@ -94,6 +106,7 @@ export function resolveOptions(options: RipgrepOptions): ResolvedOptions {
   if (options.rgPath !== undefined && (typeof options.rgPath !== "string" || options.rgPath === "")) {
     throw fail("rgPath must be a path to the rg binary");
   }
+  const timeoutMs = count("timeoutMs", 1);
   const resolved = {
     name,
     hidden,
@@ -104,7 +117,10 @@ export function resolveOptions(options: RipgrepOptions): ResolvedOptions {
     maxMatches: count("maxMatches", 1),
     maxMatchesPerFile: count("maxMatchesPerFile", 1),
     maxLineBytes: count("maxLineBytes", 1),
-    timeoutMs: count("timeoutMs", 1),
+    timeoutMs,
+    maxConcurrentSearches: count("maxConcurrentSearches", 1),
+    maxQueuedSearches: count("maxQueuedSearches", 0),
+    queueTimeoutMs: count("queueTimeoutMs", 1, timeoutMs),
     rgPath: options.rgPath,
   };
   return { ...resolved, ...resolveRoot(options.root, `plugin '${name}'`) };

@@ -23,6 +23,7 @@ import {
   createTokenCounter,
   type Provider,
   silentLogger,
+  UserError,
 } from "ocp-provider";
 import { afterAll, describe, expect, it } from "vitest";
 import { describeSearch } from "./plugin.js";
@@ -293,6 +294,67 @@ describe("options", () => {
     expect(() => provider({ contextLines: -1 })).toThrow(/OCP_ERR_PLUGIN_INVALID|contextLines must be a whole number/);
     expect(() => provider({ root: join(tree.base, "nope") })).toThrow(/does not exist/);
     expect(() => provider({ root: join(tree.root, "src", "config.ts") })).toThrow(/is not a directory/);
+    expect(() => provider({ maxConcurrentSearches: 0 })).toThrow(/maxConcurrentSearches must be a whole number ≥ 1/);
+    expect(() => provider({ maxQueuedSearches: -1 })).toThrow(/maxQueuedSearches must be a whole number ≥ 0/);
+    expect(() => provider({ queueTimeoutMs: 1.5 })).toThrow(/queueTimeoutMs must be a whole number ≥ 1/);
+  });
+});
+
+describe("search slots", () => {
+  /** An rg that takes `seconds` before it starts, and logs each start to a file. */
+  async function slowRg(seconds: number): Promise<{ path: string; starts: () => number }> {
+    const dir = mkdtempSync(join(tmpdir(), "ocp-rg-slow-"));
+    scratch.push(dir);
+    const log = join(dir, "starts.log");
+    const path = join(dir, "slow-rg.sh");
+    writeFileSync(
+      path,
+      `#!/bin/sh
+echo start >> '${log}'
+sleep ${seconds}
+exec '${(await findRipgrep()).path}' "$@"
+`,
+    );
+    chmodSync(path, 0o755);
+    return { path, starts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").length - 1 : 0) };
+  }
+
+  it("refuses a query past the queue at once with OCP_ERR_BUSY, and serves those within it", async () => {
+    const rg = await slowRg(0.4);
+    const on = provider({ rgPath: rg.path, maxConcurrentSearches: 1, maxQueuedSearches: 1 });
+    await on.start();
+    const timed = (text: string) =>
+      ask(on, { query_text: text }).then(
+        (result) => ({ at: performance.now(), result, error: undefined }),
+        (error: Error) => ({ at: performance.now(), result: undefined, error }),
+      );
+    const first = timed("parseConfigFile");
+    const second = timed("crlfBudget");
+    const refused = await timed("parseConfigFile");
+    expect(refused.error).toBeInstanceOf(UserError);
+    expect(refused.error?.message).toMatch(/^OCP_ERR_BUSY: plugin 'ripgrep' is busy: 1 searches running and 1 waiting/);
+    // At once: before either search ahead of it (each over 400 ms) has answered.
+    const served = await Promise.all([first, second]);
+    expect(served.every((reply) => refused.at < reply.at)).toBe(true);
+    expect(served.map((reply) => paths(reply.result as ContextQueryResult)[0])).toEqual([
+      "src/config.ts",
+      "src/crlf.ts",
+    ]);
+    expect(rg.starts()).toBe(2);
+  });
+
+  it("refuses a query that waited queueTimeoutMs, without starting rg for it", async () => {
+    const rg = await slowRg(1.5);
+    const on = provider({ rgPath: rg.path, maxConcurrentSearches: 1, queueTimeoutMs: 200 });
+    await on.start();
+    const started = performance.now();
+    const first = ask(on, { query_text: "budget" });
+    const waited = await ask(on, { query_text: "budget" }).catch((error: Error) => error);
+    expect(performance.now() - started).toBeLessThan(1400);
+    expect(waited).toBeInstanceOf(UserError);
+    expect((waited as Error).message).toMatch(/^OCP_ERR_BUSY: .*no search slot came free within \d+ ms/);
+    checkHonest(await first, 20_000);
+    expect(rg.starts()).toBe(1);
   });
 });
 
@@ -319,6 +381,16 @@ describe("bounds", () => {
     expect(result.dropped_estimate).toBeGreaterThanOrEqual(1);
     expect(result.frames.length).toBeLessThan(whole.frames.length);
     checkHonest(result, 20_000);
+  });
+
+  it("answers a goal holding words of 7,000 characters and 200 KiB from its other terms", async () => {
+    const on = provider();
+    const plain = await ask(on, { goal: "budget parseConfigFile packer" });
+    expect(plain.frames.length).toBeGreaterThan(0);
+    const long = await ask(on, {
+      goal: `budget ${"x".repeat(7000)} parseConfigFile ${"y".repeat(200 * 1024)} packer ${"Zq".repeat(5000)}`,
+    });
+    expect(long).toEqual(plain);
   });
 
   it("caps snippets per file and never ships a line over the line limit", async () => {

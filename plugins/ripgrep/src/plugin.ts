@@ -5,7 +5,7 @@
 import { createRequire } from "node:module";
 import { type ContextQuery, definePlugin, type Plugin, type SearchContext, type SearchOutput } from "ocp-provider";
 import { RootReader } from "ocp-provider/fs";
-import { parseAnchors } from "./anchors.js";
+import { type Anchors, parseAnchors } from "./anchors.js";
 import { RgJsonCollector } from "./collect.js";
 import { confirmSnippets } from "./confirm.js";
 import { type ResolvedOptions, type RipgrepOptions, resolveOptions } from "./options.js";
@@ -13,8 +13,9 @@ import { searchArgs } from "./rg-args.js";
 import { findRipgrep } from "./rg-binary.js";
 import { runRipgrep } from "./rg-run.js";
 import { RgJsonStream } from "./rg-stream.js";
+import { type ReleaseSlot, SearchSlots } from "./search-slots.js";
 import { buildSnippets } from "./snippets.js";
-import { queryTerms } from "./terms.js";
+import { queryTerms, type Term } from "./terms.js";
 
 /** This package's version. */
 export const PACKAGE_VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
@@ -34,30 +35,48 @@ export function describeSearch(options: RipgrepOptions, text: string): { cwd: st
   return { cwd: resolved.root, args: searchArgs(queryTerms(text), resolved) };
 }
 
+/** What a query becomes before it waits for a search slot: small, whatever the query's size. */
+interface SearchPlan {
+  readonly terms: readonly Term[];
+  readonly anchors: Anchors;
+  readonly maxCandidates: number;
+}
+
+/**
+ * Runs one planned search once `slot` is granted. The slot is held while rg runs
+ * (runRipgrep settles only once rg has exited) and given back before ranking, so at
+ * most `maxConcurrentSearches` rg processes are ever alive.
+ */
 async function search(
   options: ResolvedOptions,
   reader: RootReader,
-  rgPath: string,
-  query: ContextQuery,
+  binary: () => Promise<string>,
+  slot: Promise<ReleaseSlot>,
+  plan: SearchPlan,
   ctx: SearchContext,
 ): Promise<SearchOutput> {
-  const terms = queryTerms(searchText(query));
-  if (terms.length === 0) {
-    ctx.log.debug("nothing to search for: the query holds only stop-words");
-    return [];
-  }
+  const { terms, anchors } = plan;
+  const queued = performance.now();
+  const release = await slot;
+  const waited = Math.round(performance.now() - queued);
   const collector = new RgJsonCollector({ maxLineBytes: options.maxLineBytes, maxMatches: options.maxMatches });
   const stream = new RgJsonStream(collector);
   const started = performance.now();
-  const timeoutMs = Math.max(1, Math.min(options.timeoutMs, ctx.deadline - Date.now() - RANKING_RESERVE_MS));
-  const run = await runRipgrep({
-    rgPath,
-    args: searchArgs(terms, options),
-    cwd: options.root,
-    signal: ctx.signal,
-    timeoutMs,
-    onStdout: (chunk) => stream.write(chunk),
-  });
+  let run: Awaited<ReturnType<typeof runRipgrep>>;
+  try {
+    // The framework's deadline covers the wait too, with room for a whole search after the longest wait.
+    const timeoutMs = Math.max(1, Math.min(options.timeoutMs, ctx.deadline - Date.now() - RANKING_RESERVE_MS));
+    run = await runRipgrep({
+      rgPath: await binary(),
+      args: searchArgs(terms, options),
+      cwd: options.root,
+      signal: ctx.signal,
+      timeoutMs,
+      onStdout: (chunk) => stream.write(chunk),
+    });
+  } finally {
+    release();
+  }
   const elapsed = Math.round(performance.now() - started);
   if (run.exitCode === 2) {
     // rg exits 2 for any error, also an unreadable file among thousands it did search.
@@ -71,22 +90,20 @@ async function search(
   }
   if (collector.malformed > 0) ctx.log.warn(`${collector.malformed} line(s) of rg output were not understood`);
   if (collector.binary > 0) ctx.log.debug(`${collector.binary} file(s) skipped as binary after rg reported matches`);
-  const anchors = parseAnchors(query.anchors, [options.configuredRoot, options.root]);
   if (anchors.outside > 0) ctx.log.debug(`${anchors.outside} anchor(s) outside the root ignored`);
   const snippets = buildSnippets(collector.files, terms, anchors, {
     root: options.root,
     contextLines: options.contextLines,
     maxSnippetLines: options.maxSnippetLines,
     perFileMaxSnippets: options.perFileMaxSnippets,
-    // Beyond a few times max_frames nothing more would ship; their count still reaches the host as omitted.
-    maxCandidates: Math.min(1000, Math.max(20, query.max_frames * 4)),
+    maxCandidates: plan.maxCandidates,
   });
   // What ships is the root's own file, whatever rg opened: see confirm.ts.
   const { candidates } = confirmSnippets(snippets, reader, options.maxLineBytes, ctx.log);
   const { omitted } = snippets;
   ctx.log.debug(
     `${terms.length} terms, ${collector.matches} matching lines in ${collector.files.length} files, ` +
-      `${candidates.length} snippets, ${elapsed} ms in rg`,
+      `${candidates.length} snippets, ${elapsed} ms in rg after ${waited} ms waiting for a slot`,
   );
   // A search cut short left matches unseen: at least one more, so the result says truncated.
   return { candidates, omitted: omitted + (run.ended === "exit" ? 0 : 1) };
@@ -105,19 +122,46 @@ export function ripgrep(options: RipgrepOptions): Plugin {
     rgPath ??= findRipgrep({ rgPath: resolved.rgPath }).then((found) => found.path);
     return rgPath;
   };
+  const slots = new SearchSlots({
+    concurrency: resolved.maxConcurrentSearches,
+    maxQueued: resolved.maxQueuedSearches,
+    maxWaitMs: resolved.queueTimeoutMs,
+    label: `plugin '${resolved.name}'`,
+  });
   return definePlugin({
     name: resolved.name,
     version: PACKAGE_VERSION,
     kinds: ["snippet"],
     core: "^0.1",
     scores: "unit",
-    // The plugin stops rg itself at timeoutMs and ranks what it has; the framework's bound is the backstop.
-    timeoutMs: resolved.timeoutMs + 2 * RANKING_RESERVE_MS + 1000,
+    // The plugin refuses a query that waited queueTimeoutMs, stops rg itself at timeoutMs and
+    // ranks what it has; the framework's bound covers both and is only the backstop.
+    timeoutMs: resolved.queueTimeoutMs + resolved.timeoutMs + 2 * RANKING_RESERVE_MS + 1000,
     async setup() {
       await binary();
     },
-    async search(query, ctx) {
-      return search(resolved, reader, await binary(), query, ctx);
+    search(query, ctx) {
+      const terms = queryTerms(searchText(query));
+      if (terms.length === 0) {
+        ctx.log.debug("nothing to search for: the query holds only stop-words");
+        return [];
+      }
+      const plan: SearchPlan = {
+        terms,
+        anchors: parseAnchors(query.anchors, [resolved.configuredRoot, resolved.root]),
+        // Beyond a few times max_frames nothing more would ship; their count still reaches the host as omitted.
+        maxCandidates: Math.min(1000, Math.max(20, query.max_frames * 4)),
+      };
+      // Taken before anything is awaited, so queries get slots in the order they arrived.
+      // ctx.signal is made on first read: a query refused or served at once never needs one here.
+      return search(
+        resolved,
+        reader,
+        binary,
+        slots.acquire(() => ctx.signal),
+        plan,
+        ctx,
+      );
     },
   });
 }

@@ -111,7 +111,7 @@ describe("rg command lines", () => {
 });
 
 describe("runRipgrep", () => {
-  it("kills rg when the signal aborts, and rejects with the signal's reason", async () => {
+  it("kills rg when the signal aborts, and rejects with the signal's reason once rg has exited", async () => {
     const rg = (await findRipgrep()).path;
     const controller = new AbortController();
     const running = runRipgrep({
@@ -125,7 +125,8 @@ describe("runRipgrep", () => {
     expect(rgChildren()).toHaveLength(1);
     controller.abort(new Error("host went away"));
     await expect(running).rejects.toThrow("host went away");
-    expect(await noRgChildrenWithin(1000)).toEqual([]);
+    // Rejected only once rg is gone: a caller that frees a search slot then never has one too many.
+    expect(rgChildren()).toEqual([]);
   });
 
   it("kills rg at its timeout and resolves with what it read", async () => {

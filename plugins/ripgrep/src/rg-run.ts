@@ -1,7 +1,7 @@
 /**
  * Running rg: no shell, an argv array, stdin closed, a bounded time, and a kill on
  * abort, on timeout and when the caller has seen enough — so no rg process ever
- * outlives the search that started it.
+ * outlives the search that started it. The promise settles only once rg has exited.
  */
 import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
@@ -14,7 +14,7 @@ export interface RunRipgrepOptions {
   args: readonly string[];
   /** Working directory: the search root. */
   cwd: string;
-  /** Aborting kills rg and rejects with the signal's reason. */
+  /** Aborting kills rg and rejects with the signal's reason (once rg has exited). */
   signal?: AbortSignal;
   /** Kills rg after this many ms and resolves with what was read (`ended: "timeout"`). */
   timeoutMs?: number;
@@ -68,7 +68,11 @@ export function runRipgrep(options: RunRipgrepOptions): Promise<RunRipgrepResult
       if (settled) return;
       settled = true;
       cleanup();
-      reject(options.signal?.reason);
+      const reason = options.signal?.reason;
+      // Rejected once rg is gone, not before: a caller that bounds how many rg run at
+      // once (the plugin's search slots) frees the slot only when the process is.
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) reject(reason);
+      else child.once("exit", () => reject(reason));
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.timeoutMs !== undefined) {

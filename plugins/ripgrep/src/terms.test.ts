@@ -4,8 +4,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULTS } from "./options.js";
+import { searchArgs } from "./rg-args.js";
 import { findRipgrep } from "./rg-binary.js";
-import { identifierParts, MAX_TERMS, queryTerms, rustPattern, STOP_WORDS, termRegExp } from "./terms.js";
+import {
+  identifierParts,
+  MAX_SCANNED_WORDS,
+  MAX_TERM_LENGTH,
+  MAX_TERMS,
+  queryTerms,
+  rustPattern,
+  STOP_WORDS,
+  termRegExp,
+} from "./terms.js";
 
 const texts = (query: string) => queryTerms(query).map((term) => term.text);
 
@@ -96,6 +107,50 @@ describe("queryTerms", () => {
           expect(regex.test(` ${term.text} `)).toBe(true);
         }
       }),
+    );
+  });
+});
+
+describe("queryTerms on goals of any length", () => {
+  it("skips words too long to be searched for and keeps the goal's other terms", () => {
+    const goal = `budget ${"a".repeat(7000)} parseConfig ${"b".repeat(200 * 1024)} packer`;
+    expect(texts(goal)).toEqual(["budget", "parseConfig", "packer", "parse", "config"]);
+    // The longest word kept, in code points (an astral letter is two UTF-16 units).
+    const longest = "𝒜".repeat(MAX_TERM_LENGTH);
+    expect(texts(`${longest} ${longest}x`)).toEqual([longest.toLowerCase()]);
+    expect(texts(`"${"word ".repeat(100)}" budget`)).toEqual([
+      "word ".repeat(100).slice(0, MAX_TERM_LENGTH).trimEnd(),
+      "budget",
+    ]);
+  });
+
+  it("reads only the first MAX_SCANNED_WORDS words", () => {
+    const filler = Array.from({ length: MAX_SCANNED_WORDS - 1 }, () => "the").join(" ");
+    expect(texts(`${filler} budget retry`)).toEqual(["budget"]);
+  });
+
+  it("keeps every pattern and the whole rg command line small, whatever the goal", () => {
+    const longWord = fc.string({ unit: "grapheme", minLength: 150, maxLength: 3000 });
+    const piece = fc.oneof(
+      longWord,
+      longWord.map((text) => `"${text}"`),
+      fc.string({ unit: fc.constantFrom(...'aB_7 .-*\\"é😀'.split("")), maxLength: 600 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const goal = pieces.join(" ");
+        const terms = queryTerms(goal);
+        const args = searchArgs(terms, DEFAULTS);
+        const bytes = args.reduce((sum, arg) => sum + Buffer.byteLength(arg) + 1, 0);
+        // Linux takes 128 KiB per argument and 2 MiB in all; Windows 32,767 UTF-16 units in all.
+        expect(bytes).toBeLessThan(24 * 1024);
+        for (const term of terms) {
+          expect([...term.text].length).toBeLessThanOrEqual(MAX_TERM_LENGTH);
+          // Compiling happens at first use: exercise it, as the snippet scorer does.
+          expect(() => termRegExp(term).test(goal.slice(0, 5000))).not.toThrow();
+        }
+      }),
+      { numRuns: 60 },
     );
   });
 });

@@ -9,7 +9,12 @@
  * - smart case, per term: a term with an upper-case letter after its first is
  *   matched case-sensitively (`parseConfig`, `HTTP`); lower-case and Capitalized
  *   words are not (a goal's first word is often Capitalized);
- * - at most {@link MAX_TERMS} terms, whole terms first.
+ * - at most {@link MAX_TERMS} terms, whole terms first;
+ * - bounded whatever the text: a word longer than {@link MAX_TERM_LENGTH} (a pasted
+ *   blob, not something anyone searches for) is skipped, a phrase is cut there, and
+ *   only the first {@link MAX_SCANNED_WORDS} words and phrases are read. So the
+ *   patterns given to rg stay a few KB on any goal (far below any argument limit),
+ *   and the regexes built from terms stay small enough to compile.
  */
 
 /** Where a term came from; it decides its weight. */
@@ -31,7 +36,14 @@ export interface Term {
 /** The most terms one query searches for. */
 export const MAX_TERMS = 16;
 const MAX_WHOLE_TERMS = 10;
-const MAX_PHRASE_LENGTH = 200;
+/**
+ * The longest term, in code points: longer words are skipped, longer phrases cut. A
+ * word of 7,000 characters made a regex too deep for V8 to compile; one of 128 KiB
+ * made the rg command line too long to start.
+ */
+export const MAX_TERM_LENGTH = 200;
+/** Words and phrases read from one text; the rest is not looked at (a goal is a sentence, not a file). */
+export const MAX_SCANNED_WORDS = 1000;
 
 /** English function words and the filler of questions and requests, never worth a search. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -73,13 +85,19 @@ function smartCase(text: string): boolean {
 export function queryTerms(text: string): Term[] {
   const whole: Term[] = [];
   const parts: Term[] = [];
-  const phrases = [...text.matchAll(PHRASE)].map((match) => (match[1] as string).trim());
+  const phrases: string[] = [];
+  for (const match of text.matchAll(PHRASE)) {
+    if (phrases.length === MAX_SCANNED_WORDS) break;
+    phrases.push((match[1] as string).trim());
+  }
   const rest = text.replace(PHRASE, " ");
+  let scanned = phrases.length;
 
   for (const phrase of phrases) {
     const words = phrase.split(/[ \t]+/).filter((word) => word !== "");
     if (words.length === 0) continue;
-    const joined = words.join(" ").slice(0, MAX_PHRASE_LENGTH);
+    // Cut where it may, a phrase never ends in a space (its pattern would then demand one).
+    const joined = cut(words.join(" "), MAX_TERM_LENGTH).trimEnd();
     if (words.length === 1 && [...joined].length < 2) continue;
     whole.push({
       text: joined,
@@ -91,8 +109,11 @@ export function queryTerms(text: string): Term[] {
   }
 
   for (const [token] of rest.matchAll(WORD)) {
+    if (scanned++ === MAX_SCANNED_WORDS) break;
+    // UTF-16 length bounds the code points from above and below (×2): no need to count a huge token.
+    if (token.length > 2 * MAX_TERM_LENGTH) continue;
     const length = [...token].length;
-    if (length < 2 || STOP_WORDS.has(token.toLowerCase())) continue;
+    if (length < 2 || length > MAX_TERM_LENGTH || STOP_WORDS.has(token.toLowerCase())) continue;
     const identifier = isIdentifier(token);
     whole.push({
       text: token,
@@ -123,6 +144,12 @@ export function queryTerms(text: string): Term[] {
     if (kept.length === MAX_TERMS) break;
   }
   return kept;
+}
+
+/** The first `max` code points of `text` (never half of a surrogate pair). */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return [...text.slice(0, 2 * max)].slice(0, max).join("");
 }
 
 /** Escapes every character the Rust regex syntax (ripgrep's) gives a meaning, as `regex::escape` does. */
