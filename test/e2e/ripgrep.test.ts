@@ -242,7 +242,8 @@ describe("ocp-ripgrep under pipelined load (a real child process, real rg)", () 
 
   it("answers queries past a tiny queue with OCP_ERR_BUSY, in their turn, without running rg for them", async () => {
     const rg = await countingRg(0.5);
-    const child = serve(["--rg", rg.path, "--max-searches", "1", "--max-queued", "2"]);
+    // A long queue timeout: this is about the queue's size, not about waiting.
+    const child = serve(["--rg", rg.path, "--max-searches", "1", "--max-queued", "2", "--queue-timeout", "60000"]);
     await handshake(child);
     pipeline(child, ["parseConfigFile"], 8, 4000);
     const replies = [];
