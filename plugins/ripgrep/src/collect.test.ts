@@ -172,7 +172,7 @@ describe("RgJsonCollector", () => {
         fc.infiniteStream(fc.nat()),
         (specs, cap, shuffle) => {
           const files = specs.map((spec, i) => ({ ...spec, file: fileOf(i, spec.lines) }));
-          const scoreOf = new Map(files.map((f) => [f.file.path.slice(2), f.score]));
+          const scoreOf = new Map(files.map((f) => [String(f.file.path).slice(2), f.score]));
           const run = (order: typeof files) => {
             const collector = new RgJsonCollector({
               maxLineBytes: 100,
@@ -192,13 +192,15 @@ describe("RgJsonCollector", () => {
             i++;
           }
           // The expected set: in rank order (score, then path), the longest prefix that fits the cap.
-          const ranked = [...files].sort((a, b) => b.score - a.score || (a.file.path < b.file.path ? -1 : 1));
+          const ranked = [...files].sort(
+            (a, b) => b.score - a.score || (String(a.file.path) < String(b.file.path) ? -1 : 1),
+          );
           const expected: string[] = [];
           let held = 0;
           for (const f of ranked) {
             if (held + f.lines > cap) break;
             held += f.lines;
-            expected.push(f.file.path.slice(2));
+            expected.push(String(f.file.path).slice(2));
           }
           expect(run(shuffled)).toEqual(expected.sort());
           expect(run(files)).toEqual(expected.sort());

@@ -82,7 +82,7 @@ describe("relevance", () => {
   });
 
   it("never decreases when any feature grows", () => {
-    const keys: (keyof SnippetFeatures)[] = [
+    const keys: Exclude<keyof SnippetFeatures, "repeat">[] = [
       "coverage",
       "quality",
       "density",
@@ -95,7 +95,7 @@ describe("relevance", () => {
     ];
     fc.assert(
       fc.property(features, fc.constantFrom(...keys), unitNumber, (base, key, extra) => {
-        const grown = { ...base, [key]: Math.min(1, (base[key] as number) + extra) };
+        const grown = { ...base, [key]: Math.min(1, base[key] + extra) };
         expect(relevance(grown)).toBeGreaterThanOrEqual(relevance(base));
       }),
     );
