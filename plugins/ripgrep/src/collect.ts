@@ -180,8 +180,13 @@ export class RgJsonCollector {
 
   /** The kept files, ordered by path (so nothing downstream depends on the order rg finished them). */
   get files(): FileMatches[] {
-    return this.#kept.map((kept) => kept.file).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    this.#sorted ??= this.#kept
+      .map((kept) => kept.file)
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return this.#sorted;
   }
+  /** {@link files}, sorted once until the next file is kept. */
+  #sorted: FileMatches[] | undefined;
 
   /** Takes one line of rg's output (without its newline); always true (rg may go on). */
   push(line: Buffer): boolean {
@@ -193,6 +198,7 @@ export class RgJsonCollector {
 
   /** Keeps a complete file if it ranks among the best that fit the cap (see the class comment). */
   #keep(file: FileMatches): void {
+    this.#sorted = undefined;
     const entry = { file, score: this.#options.score?.(file) ?? file.matchLines.length };
     if (this.#threshold !== undefined && better(entry, this.#threshold) > 0) {
       this.dropped++;
