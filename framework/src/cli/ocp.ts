@@ -1,6 +1,7 @@
 /**
  * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp mcp` serves
- * it to MCP clients, `ocp query` asks it one question in-process and shows what came back.
+ * it to MCP clients, `ocp query` asks it one question in-process and shows what came back,
+ * `ocp eval` measures whether a provider's frames are the right ones.
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
@@ -212,6 +213,10 @@ export async function main(argv: string[]): Promise<number> {
       case "add":
       case "generate":
         return await forwardToCreate(command, rest);
+      case "eval": {
+        const { evalMain } = await import("./eval.js");
+        return await evalMain(rest);
+      }
       case "inspect": {
         const { inspectMain } = await import("./inspect.js");
         return await inspectMain(rest, "ocp inspect");

@@ -79,6 +79,11 @@ Options:
     details: `Run the conformance suite against a provider; exit 0 iff it is conformant.
 "ocp inspect --help" lists its options.`,
   },
+  eval: {
+    synopsis: "ocp eval --repo PATH [--budget B,..] [--cases N|FILE] [--json] -- <command with {root}>",
+    details: `Score a provider's frames on goals mined from a git history, beside BM25.
+"ocp eval --help" lists its options; see docs/eval.md.`,
+  },
   add: {
     synopsis: "ocp add plugin <ripgrep|symbols|facts> [--file src/provider.ts]",
     details: `Wire a reference plugin into defineProvider's plugins (a codemod of create-ocp-provider,

@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   NOT_A_FILE: "OCP_ERR_NOT_A_FILE",
   /** A file read under a root was larger than the reader's bound. */
   FILE_TOO_LARGE: "OCP_ERR_FILE_TOO_LARGE",
+  /** `ocp eval` cannot run: no git repository, no qualifying commit, a bad cases file, a provider that never starts. */
+  EVAL: "OCP_ERR_EVAL",
   /**
    * A plugin refused a query without searching because it is at capacity (its queue is
    * full, or no search slot freed in time). On the wire: the `error` message starts with it.

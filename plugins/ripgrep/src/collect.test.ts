@@ -121,7 +121,9 @@ describe("RgJsonCollector", () => {
               lastLine: Math.max(...f.lines.map((line) => line.number)),
             };
           });
-        expect(plain(collector.files)).toEqual(expected);
+        // The collector gives its files ordered by path (stable: equal paths keep their order), not as rg finished them.
+        const byPath = [...expected].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        expect(plain(collector.files)).toEqual(byPath);
         expect(collector.matches).toBe(expected.reduce((sum, f) => sum + f.matchLines.length, 0));
         expect(collector.binary).toBe(files.filter((f) => f.binary).length);
       }),
@@ -154,21 +156,59 @@ describe("RgJsonCollector", () => {
     );
   });
 
-  it("asks to stop once complete files hold maxMatches match lines, and never counts a half-read file", () => {
-    const files: GenFile[] = [1, 2, 3].map((i) => ({
-      path: `./f${i}.ts`,
-      lines: [
-        { number: 1, data: "a\n", match: true },
-        { number: 2, data: "b\n", match: true },
-      ],
+  it("keeps exactly the best files that fit maxMatches, whatever order they arrive in, and never a half-read file", () => {
+    const fileOf = (i: number, lines: number): GenFile => ({
+      path: `./f${String(i).padStart(2, "0")}.ts`,
+      lines: Array.from({ length: lines }, (_, n) => ({ number: n + 1, data: `x${n}\n`, match: true })),
       binary: false,
-    }));
-    const collector = new RgJsonCollector({ maxLineBytes: 100, maxMatches: 3 });
-    const answers = files.flatMap(messages).map((line) => collector.push(Buffer.from(line)));
-    expect(answers.indexOf(false)).toBe(7); // the end of the second file
-    expect(collector.files.map((f) => f.path)).toEqual(["f1.ts", "f2.ts", "f3.ts"]);
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ lines: fc.integer({ min: 1, max: 6 }), score: fc.integer({ min: 0, max: 3 }) }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.infiniteStream(fc.nat()),
+        (specs, cap, shuffle) => {
+          const files = specs.map((spec, i) => ({ ...spec, file: fileOf(i, spec.lines) }));
+          const scoreOf = new Map(files.map((f) => [String(f.file.path).slice(2), f.score]));
+          const run = (order: typeof files) => {
+            const collector = new RgJsonCollector({
+              maxLineBytes: 100,
+              maxMatches: cap,
+              score: (file) => scoreOf.get(file.path) as number,
+            });
+            for (const line of order.flatMap((f) => messages(f.file)))
+              expect(collector.push(Buffer.from(line))).toBe(true);
+            return collector.files.map((file) => file.path);
+          };
+          const shuffled = [...files];
+          const picks = shuffle.take(files.length);
+          let i = 0;
+          for (const pick of picks) {
+            const j = i + (pick % (files.length - i));
+            [shuffled[i], shuffled[j]] = [shuffled[j] as (typeof files)[number], shuffled[i] as (typeof files)[number]];
+            i++;
+          }
+          // The expected set: in rank order (score, then path), the longest prefix that fits the cap.
+          const ranked = [...files].sort(
+            (a, b) => b.score - a.score || (String(a.file.path) < String(b.file.path) ? -1 : 1),
+          );
+          const expected: string[] = [];
+          let held = 0;
+          for (const f of ranked) {
+            if (held + f.lines > cap) break;
+            held += f.lines;
+            expected.push(String(f.file.path).slice(2));
+          }
+          expect(run(shuffled)).toEqual(expected.sort());
+          expect(run(files)).toEqual(expected.sort());
+        },
+      ),
+    );
     const partial = new RgJsonCollector({ maxLineBytes: 100, maxMatches: 100 });
-    for (const line of messages(files[0] as GenFile).slice(0, -1)) partial.push(Buffer.from(line));
+    for (const line of messages(fileOf(1, 2)).slice(0, -1)) partial.push(Buffer.from(line));
     expect(partial.files).toEqual([]);
   });
 

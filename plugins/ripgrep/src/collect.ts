@@ -44,8 +44,30 @@ export interface FileMatches {
 export interface CollectorOptions {
   /** Lines longer than this many UTF-8 bytes are kept as blocked, without their text. */
   maxLineBytes: number;
-  /** Stop (ask rg to stop) once complete files hold this many match lines. */
+  /**
+   * The most match lines kept: past it, the weakest files (by `score`, then by path) are
+   * dropped. rg is never stopped at the cap: which files are in hand at a given count
+   * depends on the order rg's threads finish them, and a search must give the same
+   * answer every time.
+   */
   maxMatches: number;
+  /**
+   * A complete file's weight, higher is better (default: its match lines). It must read
+   * the file alone, so the files kept do not depend on the order they arrive in.
+   */
+  score?: (file: FileMatches) => number;
+}
+
+/** A kept file and its weight. */
+interface Kept {
+  readonly file: FileMatches;
+  readonly score: number;
+}
+
+/** Best first: higher weight, then the smaller path (a total order, so the choice is the same every time). */
+function better(a: Kept, b: Kept): number {
+  if (a.score !== b.score) return b.score - a.score;
+  return a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0;
 }
 
 interface Data {
@@ -123,12 +145,21 @@ function stripDotSlash(bytes: Buffer): Buffer {
   return bytes[0] === 0x2e && bytes[1] === 0x2f ? bytes.subarray(2) : bytes;
 }
 
-/** Collects rg's JSON messages into {@link FileMatches}, one complete file at a time. */
+/**
+ * Collects rg's JSON messages into {@link FileMatches}, one complete file at a time,
+ * keeping the best files under the match cap whatever order rg finishes them in: a
+ * file is kept unless it ranks below one already dropped, and once the kept files hold
+ * more than the cap, the weakest go. What is left is exactly the best files, in rank
+ * order, that fit the cap together — the same set for any arrival order.
+ */
 export class RgJsonCollector {
-  /** Complete files, in the order rg finished them. */
-  readonly files: FileMatches[] = [];
-  /** Match lines in {@link files}. */
+  #kept: Kept[] = [];
+  /** The best file dropped so far: anything ranking below it is dropped too. */
+  #threshold: Kept | undefined;
+  /** Match lines in the kept files. */
   matches = 0;
+  /** Files dropped by the match cap. */
+  dropped = 0;
   /** Lines that were not JSON or not rg messages (never expected; counted for diagnostics). */
   malformed = 0;
   /** Files dropped because rg found them binary after reporting matches. */
@@ -142,17 +173,47 @@ export class RgJsonCollector {
     this.#options = options;
   }
 
-  /** True once the match cap is reached. */
+  /** Never true: the collector reads all of rg's output (see {@link CollectorOptions.maxMatches}). */
   get full(): boolean {
-    return this.matches >= this.#options.maxMatches;
+    return false;
   }
 
-  /** Takes one line of rg's output (without its newline); returns false once the cap is reached. */
+  /** The kept files, ordered by path (so nothing downstream depends on the order rg finished them). */
+  get files(): FileMatches[] {
+    this.#sorted ??= this.#kept
+      .map((kept) => kept.file)
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return this.#sorted;
+  }
+  /** {@link files}, sorted once until the next file is kept. */
+  #sorted: FileMatches[] | undefined;
+
+  /** Takes one line of rg's output (without its newline); always true (rg may go on). */
   push(line: Buffer): boolean {
     const valueStart = this.#locate(line);
     if (valueStart === -1) this.#message(line);
     else this.#fastLine(line, valueStart);
-    return !this.full;
+    return true;
+  }
+
+  /** Keeps a complete file if it ranks among the best that fit the cap (see the class comment). */
+  #keep(file: FileMatches): void {
+    this.#sorted = undefined;
+    const entry = { file, score: this.#options.score?.(file) ?? file.matchLines.length };
+    if (this.#threshold !== undefined && better(entry, this.#threshold) > 0) {
+      this.dropped++;
+      return;
+    }
+    this.#kept.push(entry);
+    this.matches += file.matchLines.length;
+    if (this.matches <= this.#options.maxMatches) return;
+    this.#kept.sort(better);
+    while (this.matches > this.#options.maxMatches) {
+      const worst = this.#kept.pop() as Kept;
+      this.matches -= worst.file.matchLines.length;
+      this.dropped++;
+      if (this.#threshold === undefined || better(worst, this.#threshold) < 0) this.#threshold = worst;
+    }
   }
 
   /**
@@ -354,13 +415,12 @@ export class RgJsonCollector {
       return;
     }
     if (file.matchLines.length === 0) return;
-    this.files.push({
+    this.#keep({
       path: file.path,
       pathBytes: file.pathBytes,
       lines: file.lines,
       matchLines: file.matchLines,
       lastLine: file.lastLine,
     });
-    this.matches += file.matchLines.length;
   }
 }

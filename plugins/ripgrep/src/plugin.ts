@@ -16,6 +16,7 @@ import { RgJsonStream } from "./rg-stream.js";
 import { type ReleaseSlot, SearchSlots } from "./search-slots.js";
 import { buildSnippets } from "./snippets.js";
 import { queryTerms, type Term } from "./terms.js";
+import { TermStats } from "./weights.js";
 
 /** This package's version. */
 export const PACKAGE_VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
@@ -59,7 +60,13 @@ async function search(
   const queued = performance.now();
   const release = await slot;
   const waited = Math.round(performance.now() - queued);
-  const collector = new RgJsonCollector({ maxLineBytes: options.maxLineBytes, maxMatches: options.maxMatches });
+  // Term statistics over every file rg reports; the same numbers choose the files kept under the match cap.
+  const stats = new TermStats(terms);
+  const collector = new RgJsonCollector({
+    maxLineBytes: options.maxLineBytes,
+    maxMatches: options.maxMatches,
+    score: (file) => stats.observe(file),
+  });
   const stream = new RgJsonStream(collector);
   const started = performance.now();
   let run: Awaited<ReturnType<typeof runRipgrep>>;
@@ -85,19 +92,24 @@ async function search(
   }
   if (run.ended === "timeout") {
     ctx.log.warn(`search stopped after ${elapsed} ms (timeout); ranking the ${collector.files.length} files read`);
-  } else if (run.ended === "stopped") {
-    ctx.log.debug(`search stopped at ${collector.matches} matching lines (maxMatches)`);
   }
+  if (collector.dropped > 0) ctx.log.debug(`${collector.dropped} weaker file(s) dropped at the match cap (maxMatches)`);
   if (collector.malformed > 0) ctx.log.warn(`${collector.malformed} line(s) of rg output were not understood`);
   if (collector.binary > 0) ctx.log.debug(`${collector.binary} file(s) skipped as binary after rg reported matches`);
   if (anchors.outside > 0) ctx.log.debug(`${anchors.outside} anchor(s) outside the root ignored`);
-  const snippets = buildSnippets(collector.files, terms, anchors, {
-    root: options.root,
-    contextLines: options.contextLines,
-    maxSnippetLines: options.maxSnippetLines,
-    perFileMaxSnippets: options.perFileMaxSnippets,
-    maxCandidates: plan.maxCandidates,
-  });
+  const snippets = buildSnippets(
+    collector.files,
+    terms,
+    anchors,
+    {
+      root: options.root,
+      contextLines: options.contextLines,
+      maxSnippetLines: options.maxSnippetLines,
+      perFileMaxSnippets: options.perFileMaxSnippets,
+      maxCandidates: plan.maxCandidates,
+    },
+    stats,
+  );
   // What ships is the root's own file, whatever rg opened: see confirm.ts.
   const { candidates } = confirmSnippets(snippets, reader, options.maxLineBytes, ctx.log);
   const { omitted } = snippets;
@@ -106,7 +118,8 @@ async function search(
       `${candidates.length} snippets, ${elapsed} ms in rg after ${waited} ms waiting for a slot`,
   );
   // A search cut short left matches unseen: at least one more, so the result says truncated.
-  return { candidates, omitted: omitted + (run.ended === "exit" ? 0 : 1) };
+  // Files dropped at the match cap had matches too: each counts as omitted.
+  return { candidates, omitted: omitted + collector.dropped + (run.ended === "exit" ? 0 : 1) };
 }
 
 /**

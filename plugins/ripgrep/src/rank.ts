@@ -1,11 +1,14 @@
 /**
  * Ranking a snippet into [0, 1], deterministically.
  *
- *     relevance = coverage × (0.50 + 0.15·quality + 0.10·density + 0.10·path + 0.10·proximity + 0.05·mention)
+ *     match     = 0.55·coverage + 0.45·fileCoverage
+ *     bracket   = 0.45 + 0.10·quality + 0.05·density + 0.15·path + 0.10·proximity
+ *                      + 0.05·mention + 0.10·definition
+ *     relevance = match × bracket × prior × repeat
  *
- * - coverage: the weighted share of the query's terms found in the snippet (whole
- *   terms weigh 1, identifier parts 0.5). It multiplies everything: a snippet with
- *   more of the query always has the higher ceiling.
+ * - coverage: the share of the query's term weight found in the snippet; fileCoverage:
+ *   the same over every line rg matched in its file. A term's weight knows rare from
+ *   common: its inverse document frequency over the files that matched (weights.ts).
  * - quality: per found term, its best match — whole word 1, an identifier part
  *   (`Config` in `parseConfigFile`, `tokens` in `max_tokens`) 0.7, any other
  *   substring 0.35 — averaged by weight.
@@ -14,28 +17,43 @@
  *   directory 0.5.
  * - proximity: the file is an anchor 1, beside one or under an anchored directory 0.5.
  * - mention: the snippet names an anchor symbol as a whole word.
+ * - definition: a matched line looks like a definition (`function x`, `class X`,
+ *   `def x`, `const x =`, `func`, `type`, ...): definitions above uses.
+ * - prior: what kind of file it is — 1 for implementation, less for tests, fixtures,
+ *   benchmarks, examples and docs (unless the query is about tests) and for data
+ *   (JSON, lockfiles, snapshots) ({@link filePrior}).
+ * - repeat: 1 for a file's best snippet, then 0.7, 0.55, ... ({@link repeatFactor}), so
+ *   the best snippet of the next file ships before a second one of this file.
  *
- * Every factor is in [0, 1] and the weights sum to 1, so relevance is in [0, 1].
+ * Every factor is in [0, 1], the two weight sets each sum to 1, so relevance is in [0, 1].
  */
 
-/** The measured properties of one snippet, each in [0, 1]. */
+/** The measured properties of one snippet, each in [0, 1] (`repeat` is the snippet's rank in its file, from 0). */
 export interface SnippetFeatures {
   readonly coverage: number;
+  readonly fileCoverage?: number;
   readonly quality: number;
   readonly density: number;
   readonly path: number;
   readonly proximity: number;
   readonly mention: number;
+  readonly definition?: number;
+  readonly prior?: number;
+  readonly repeat?: number;
 }
+
+/** How snippet and file coverage mix; they sum to 1. */
+export const MATCH_WEIGHTS = { coverage: 0.55, fileCoverage: 0.45 } as const;
 
 /** The weights of the bracket in the formula above; they sum to 1. */
 export const RANK_WEIGHTS = {
-  base: 0.5,
-  quality: 0.15,
-  density: 0.1,
-  path: 0.1,
+  base: 0.45,
+  quality: 0.1,
+  density: 0.05,
+  path: 0.15,
   proximity: 0.1,
   mention: 0.05,
+  definition: 0.1,
 } as const;
 
 /** How good one occurrence of a term is. */
@@ -43,7 +61,13 @@ export const MATCH_QUALITY = { wholeWord: 1, identifierPart: 0.7, substring: 0.3
 
 const unit = (value: number) => (Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0);
 
-/** The relevance of a snippet (see the module comment). */
+/** The factor of a file's `index`-th best snippet (0-based): 1, 0.69, 0.53, ... */
+export function repeatFactor(index: number): number {
+  const k = Number.isFinite(index) ? Math.max(0, Math.floor(index)) : 0;
+  return 1 / (1 + 0.45 * k);
+}
+
+/** The relevance of a snippet (see the module comment). Missing optional features count as 1 for prior and coverage of the file, 0 otherwise. */
 export function relevance(features: SnippetFeatures): number {
   const w = RANK_WEIGHTS;
   const bracket =
@@ -52,8 +76,43 @@ export function relevance(features: SnippetFeatures): number {
     w.density * unit(features.density) +
     w.path * unit(features.path) +
     w.proximity * unit(features.proximity) +
-    w.mention * unit(features.mention);
-  return unit(unit(features.coverage) * bracket);
+    w.mention * unit(features.mention) +
+    w.definition * unit(features.definition ?? 0);
+  const coverage = unit(features.coverage);
+  const match =
+    MATCH_WEIGHTS.coverage * coverage + MATCH_WEIGHTS.fileCoverage * unit(features.fileCoverage ?? coverage);
+  return unit(match * bracket * unit(features.prior ?? 1) * repeatFactor(features.repeat ?? 0));
+}
+
+/** Tests, fixtures, benchmarks, examples, docs: where a path says so. */
+const TESTISH =
+  /(^|\/)(tests?|__tests__|specs?|fixtures?|__fixtures__|__mocks__|mocks?|testdata|test-support|test_utils|e2e|bench|benches|benchmarks?|examples?|samples?|docs?)\/|(^|[./_-])(test|spec|bench)\.[^/]+$|(^|\/)test_[^/]+$|_test\.[^/.]+$|(^|\/)conftest\.py$/i;
+/** Data and generated text rather than code. */
+const DATA =
+  /\.(json|jsonc|ya?ml|toml|lock|snap|csv|tsv|txt|svg|html?|xml|map|ipynb)$|\.min\.[^/]+$|(^|\/)(package-lock|yarn|pnpm-lock|bun)\.[^/]+$/i;
+/** Prose. */
+const PROSE = /\.(md|mdx|rst|adoc)$|(^|\/)(changelog|changes|history|news)[^/]*$/i;
+
+/** Does the query speak of tests? Then tests are what it wants, and keep their full weight. */
+export function aboutTests(terms: readonly { readonly text: string }[]): boolean {
+  return terms.some((term) => /^(test|spec|fixture|mock|bench)/i.test(term.text));
+}
+
+/** The prior of a file by its path (see the module comment): implementation 1, tests and the like 0.55, data 0.6, prose 0.7. */
+export function filePrior(path: string, testsWanted: boolean): number {
+  if (DATA.test(path)) return 0.6;
+  if (!testsWanted && TESTISH.test(path)) return 0.55;
+  if (PROSE.test(path)) return 0.7;
+  return 1;
+}
+
+/** A line that looks like a definition in the common languages: a declaration keyword, or `name = function/arrow`. */
+const DEFINITION =
+  /^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:(?:public|private|protected|static|readonly)\s+)*(?:function\*?|class|interface|type|enum|const|let|var|def|func|fn|struct|trait|impl|module|namespace|macro_rules!)\s|^\s*(?:pub(?:\([^)]*\))?\s+)(?:async\s+)?fn\s|^\s*(?:(?:public|private|protected|static|readonly|override|async|get|set)\s+)*(?!(?:if|for|while|switch|catch|return|else|do|with|elif|except)\b)[\p{L}_$][\p{L}\p{N}_$]*\s*(?:\([^)]*\)[^;=(]*\{\s*$|=\s*(?:async\s*)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>))/u;
+
+/** True if `line` looks like a definition (see {@link DEFINITION}'s comment). */
+export function isDefinition(line: string): boolean {
+  return DEFINITION.test(line);
 }
 
 const WORD_CHAR = /[\p{L}\p{M}\p{N}_]/u;

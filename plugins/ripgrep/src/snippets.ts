@@ -1,14 +1,25 @@
 /**
- * From what rg found to ranked snippet candidates: windows per file, features per
- * window, a per-file cap, and the best-first order the packer will use.
+ * From what rg found to ranked snippet candidates: term weights from the files' own
+ * statistics, windows per file, features per window, a per-file cap with diminishing
+ * returns (a file's second snippet ranks below the next file's first), and the
+ * best-first order the packer will use. Nothing depends on the order of `files`.
  */
 import { join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Candidate, formatRange } from "ocp-provider";
 import { type Anchors, proximity, symbolRegExp } from "./anchors.js";
 import type { FileMatches } from "./collect.js";
-import { MATCH_QUALITY, occurrenceQuality, relevance, type SnippetFeatures } from "./rank.js";
-import { type Term, termRegExp } from "./terms.js";
+import {
+  aboutTests,
+  filePrior,
+  isDefinition,
+  MATCH_QUALITY,
+  occurrenceQuality,
+  relevance,
+  type SnippetFeatures,
+} from "./rank.js";
+import type { Term } from "./terms.js";
+import { TermStats } from "./weights.js";
 import { mergeWindows, type SnippetWindow } from "./windows.js";
 
 /** Options of {@link buildSnippets}. */
@@ -102,18 +113,18 @@ function title(path: string, line: number, text: string): string {
 }
 
 /** The weighted share of terms in a path: in the file name 1, in a directory 0.5. */
-function pathScore(path: string, terms: readonly Term[], matchers: readonly RegExp[]): number {
-  const total = terms.reduce((sum, term) => sum + term.weight, 0);
+function pathScore(path: string, weights: readonly number[], matchers: readonly RegExp[]): number {
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
   const name = posix.basename(path);
   const dir = posix.dirname(path);
   let score = 0;
-  terms.forEach((term, i) => {
+  weights.forEach((weight, i) => {
     const matcher = matchers[i] as RegExp;
     matcher.lastIndex = 0;
-    if (matcher.test(name)) score += term.weight;
+    if (matcher.test(name)) score += weight;
     else {
       matcher.lastIndex = 0;
-      if (dir !== "." && matcher.test(dir)) score += term.weight / 2;
+      if (dir !== "." && matcher.test(dir)) score += weight / 2;
     }
     matcher.lastIndex = 0;
   });
@@ -124,17 +135,18 @@ function pathScore(path: string, terms: readonly Term[], matchers: readonly RegE
 function scoreWindow(
   window: SnippetWindow,
   file: FileMatches,
-  terms: readonly Term[],
+  weights: readonly number[],
   matchers: readonly RegExp[],
-  context: { path: number; proximity: number; symbols: RegExp | undefined },
+  context: { path: number; proximity: number; symbols: RegExp | undefined; fileCoverage: number; prior: number },
 ): { features: SnippetFeatures; bestLine: number } {
-  const best = new Array<number>(terms.length).fill(0);
+  const best = new Array<number>(weights.length).fill(0);
+  let definition = 0;
   let bestLine = window.matches[0] as number;
   let bestLineScore = -1;
   for (const number of window.matches) {
     const text = file.lines.get(number)?.text ?? "";
     let lineScore = 0;
-    terms.forEach((term, i) => {
+    weights.forEach((weight, i) => {
       const matcher = matchers[i] as RegExp;
       matcher.lastIndex = 0;
       let quality = 0;
@@ -145,24 +157,25 @@ function scoreWindow(
       }
       matcher.lastIndex = 0;
       if (quality > (best[i] as number)) best[i] = quality;
-      lineScore += term.weight * quality;
+      lineScore += weight * quality;
     });
+    if (lineScore > 0 && definition === 0 && isDefinition(text)) definition = 1;
     if (lineScore > bestLineScore) {
       bestLineScore = lineScore;
       bestLine = number;
     }
   }
-  const total = terms.reduce((sum, term) => sum + term.weight, 0);
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
   let found = 0;
   let weighted = 0;
-  terms.forEach((term, i) => {
+  weights.forEach((weight, i) => {
     if ((best[i] as number) > 0) {
-      found += term.weight;
-      weighted += term.weight * (best[i] as number);
+      found += weight;
+      weighted += weight * (best[i] as number);
     }
   });
   // rg matched these lines, so something is there even if the JS reading of a pattern differs in a corner case.
-  const coverage = found > 0 ? found / total : Math.min(...terms.map((term) => term.weight)) / total;
+  const coverage = found > 0 ? found / total : Math.min(...weights) / total;
   const quality = found > 0 ? weighted / found : MATCH_QUALITY.substring;
   let mention = 0;
   if (context.symbols !== undefined) {
@@ -172,7 +185,17 @@ function scoreWindow(
   }
   const density = window.matches.length / (window.end - window.start + 1);
   return {
-    features: { coverage, quality, density, path: context.path, proximity: context.proximity, mention },
+    features: {
+      coverage,
+      fileCoverage: Math.max(coverage, context.fileCoverage),
+      quality,
+      density,
+      path: context.path,
+      proximity: context.proximity,
+      mention,
+      definition,
+      prior: context.prior,
+    },
     bestLine,
   };
 }
@@ -213,15 +236,26 @@ function materialize(entry: Ranked, root: string): Candidate {
   };
 }
 
-/** Turns rg's findings into ranked candidates (see the module comment). */
+/**
+ * Turns rg's findings into ranked candidates (see the module comment). `stats` holds
+ * the term statistics of the whole search (every file rg reported, also those the
+ * match cap dropped); without it they are taken from `files`.
+ */
 export function buildSnippets(
   files: readonly FileMatches[],
   terms: readonly Term[],
   anchors: Anchors,
   options: SnippetOptions,
+  stats: TermStats = new TermStats(terms),
 ): SnippetResult {
   if (terms.length === 0) return { candidates: [], origins: [], omitted: 0 };
-  const matchers = terms.map(termRegExp);
+  for (const file of files) stats.present(file);
+  const { matchers } = stats;
+  const raw = stats.weights();
+  // A weight of 0 (a term in every file of a one-file search) would make the share undefined.
+  const weights = raw.some((weight) => weight > 0) ? raw : raw.map(() => 1);
+  const weightTotal = weights.reduce((sum, weight) => sum + weight, 0);
+  const testsWanted = aboutTests(terms);
   const symbols = symbolRegExp(anchors);
   const rank = byRank(options.root);
   const ranked: Ranked[] = [];
@@ -234,19 +268,25 @@ export function buildSnippets(
       isBlocked: (line) => file.lines.get(line)?.text === undefined,
     });
     const source = { file };
+    const present = stats.present(file);
     const context = {
-      path: pathScore(file.path, terms, matchers),
+      path: pathScore(file.path, weights, matchers),
       proximity: proximity(file.path, anchors),
       symbols,
+      fileCoverage: weights.reduce((sum, weight, i) => sum + (present[i] ? weight : 0), 0) / weightTotal,
+      prior: filePrior(file.path, testsWanted),
     };
-    const own: Ranked[] = [];
+    const own: { features: SnippetFeatures; entry: Ranked }[] = [];
     for (const window of windows) {
-      const { features, bestLine } = scoreWindow(window, file, terms, matchers, context);
-      own.push({ relevance: relevance(features), file, window, source, bestLine });
+      const { features, bestLine } = scoreWindow(window, file, weights, matchers, context);
+      own.push({ features, entry: { relevance: relevance(features), file, window, source, bestLine } });
     }
-    own.sort(rank);
+    own.sort((a, b) => rank(a.entry, b.entry));
     omitted += Math.max(0, own.length - options.perFileMaxSnippets);
-    for (const entry of own.slice(0, options.perFileMaxSnippets)) ranked.push(entry);
+    // Diminishing returns: a file's n-th best window is scored again with its rank in the file.
+    own.slice(0, options.perFileMaxSnippets).forEach(({ features, entry }, index) => {
+      ranked.push(index === 0 ? entry : { ...entry, relevance: relevance({ ...features, repeat: index }) });
+    });
   }
   ranked.sort(rank);
   omitted += Math.max(0, ranked.length - options.maxCandidates);

@@ -15,6 +15,7 @@ import {
   queryTerms,
   rustPattern,
   STOP_WORDS,
+  stem,
   termRegExp,
 } from "./terms.js";
 
@@ -22,8 +23,30 @@ const texts = (query: string) => queryTerms(query).map((term) => term.text);
 
 describe("queryTerms", () => {
   it("drops stop-words and single characters, keeps the rest in order", () => {
-    expect(texts("How are token costs counted within a budget?")).toEqual(["token", "costs", "counted", "budget"]);
+    // Prose words are stemmed (see the next test): costs → cost, counted → count.
+    expect(texts("How are token costs counted within a budget?")).toEqual(["token", "cost", "count", "budget"]);
     expect(queryTerms("how does it work? x y")).toEqual([]);
+  });
+
+  it("stems prose words lightly, never code names, never below 4 letters", () => {
+    expect(
+      [
+        "uploads",
+        "retries",
+        "handling",
+        "parsed",
+        "matches",
+        "errors",
+        "status",
+        "class",
+        "fixed",
+        "added",
+        "uses",
+      ].map(stem),
+    ).toEqual(["upload", "retry", "handl", "pars", "match", "error", "status", "class", "fixed", "added", "uses"]);
+    // The stem is a substring of what it came from's relatives: the search still finds `retryUpload`.
+    expect(texts("adds retry for failed uploads")).toEqual(["adds", "retry", "fail", "upload"]);
+    expect(texts("parseConfigs HTTPHeaders")).toContain("parseConfigs");
   });
 
   it("keeps identifiers whole and adds their parts at half weight", () => {

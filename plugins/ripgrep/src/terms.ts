@@ -115,10 +115,12 @@ export function queryTerms(text: string): Term[] {
     const length = [...token].length;
     if (length < 2 || length > MAX_TERM_LENGTH || STOP_WORDS.has(token.toLowerCase())) continue;
     const identifier = isIdentifier(token);
+    const caseSensitive = smartCase(token);
     whole.push({
-      text: token,
+      // Prose is inflected, code names are not: "adds retry for failed uploads" should find `retryUpload`.
+      text: identifier || caseSensitive ? token : stem(token),
       source: identifier ? "identifier" : "word",
-      caseSensitive: smartCase(token),
+      caseSensitive,
       wholeWord: length <= 2,
       weight: 1,
     });
@@ -144,6 +146,24 @@ export function queryTerms(text: string): Term[] {
     if (kept.length === MAX_TERMS) break;
   }
   return kept;
+}
+
+/**
+ * A light English stem of a lower-case word, meant for substring search: plural and
+ * verb endings go (`uploads` → `upload`, `retries` → `retry`, `handling` → `handl`,
+ * `parsed` → `pars`), never leaving fewer than 4 letters, so the stem still matches the
+ * inflected word and the identifiers built on it. Anything else is returned as is.
+ */
+export function stem(word: string): string {
+  const lower = word.toLowerCase();
+  if (!/^\p{Ll}+$/u.test(lower)) return word;
+  const keep = (base: string) => ([...base].length >= 4 ? base : undefined);
+  if (lower.endsWith("ies")) return keep(`${lower.slice(0, -3)}y`) ?? word;
+  if (lower.endsWith("ing")) return keep(lower.slice(0, -3)) ?? word;
+  if (lower.endsWith("ed") && !lower.endsWith("eed")) return keep(lower.slice(0, -2)) ?? word;
+  if (/(?:ss|sh|ch|x)es$/.test(lower)) return keep(lower.slice(0, -2)) ?? word;
+  if (lower.endsWith("s") && !/(?:ss|us|is)$/.test(lower)) return keep(lower.slice(0, -1)) ?? word;
+  return word;
 }
 
 /** The first `max` code points of `text` (never half of a surrogate pair). */
