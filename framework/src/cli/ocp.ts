@@ -1,6 +1,8 @@
 /**
  * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp query`
- * asks it one question in-process and shows what came back.
+ * asks it one question in-process and shows what came back, `ocp bench` benchmarks
+ * its token accounting, `ocp inspect` checks it, `ocp add`/`generate` are codemods.
+ * Each subcommand's help is in usage.ts.
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
