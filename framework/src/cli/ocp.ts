@@ -1,7 +1,9 @@
 /**
  * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp mcp` serves
- * it to MCP clients, `ocp query` asks it one question in-process and shows what came back,
- * `ocp eval` measures whether a provider's frames are the right ones.
+ * it to MCP clients, `ocp query` asks it one question in-process and shows what came
+ * back, `ocp bench` benchmarks its token accounting, `ocp eval` measures whether its
+ * frames are the right ones, `ocp inspect` checks it, `ocp add`/`generate` are codemods.
+ * Each subcommand's help is in usage.ts.
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
