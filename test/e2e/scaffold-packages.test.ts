@@ -278,6 +278,14 @@ async function scaffoldAndTest(c: Case): Promise<Outcome> {
   return { steps, dir };
 }
 
+/** True when an inspect report failed only the exit checks, on their time limit. */
+function exitTimingOnly(report: string): boolean {
+  const failed = report.split("\n").filter((line) => line.startsWith(" ✗ "));
+  return (
+    failed.length > 0 && failed.every((line) => /^ ✗ (eof-exit|shutdown-clean) +still running \d+ ms after/.test(line))
+  );
+}
+
 /** What the README's inspect report must say: conformant, and no check that needs frames skipped. */
 const FRAME_CHECKS = ["frame-validity", "budget-honesty", "cost-honesty", "kinds-filter", "max-frames"];
 
@@ -327,7 +335,14 @@ async function readmeCommands(c: Case, dir: string, step: (name: string, done: P
         }
         continue;
       }
-      const done = await typed(command, dir, env);
+      let done = await typed(command, dir, env);
+      // The exit checks allow 2 s after EOF or shutdown; on a loaded machine a provider still
+      // loading its tokenizer (right after the handshake) can miss that, whatever the README
+      // says. Such a run, and only such a run, is tried once more.
+      if (command === "npm run inspect" && exitTimingOnly(done.stdout)) {
+        const again = await typed(command, dir, env);
+        done = { ...again, output: `(first run missed only the exit timing; ran again)\n${again.output}` };
+      }
       await expectOk(`README: ${command}`, done, (d) => {
         if (d.code !== 0) return `exit ${d.code}`;
         if (command.startsWith("npm run query") && !/^ *1\. /m.test(d.stdout)) return "no frame in its answer";
