@@ -187,6 +187,7 @@ describe("npm run create, in this clone", () => {
       "ocp-plugin-ripgrep",
       "ocp-plugin-symbols",
       "ocp-provider",
+      "ocp-provider-mcp",
     ]);
     const spec = (name: string) => `file:.ocp-packages/${tarballs.find((file) => file.startsWith(`${name}-`))}`;
     const manifest = manifestOf(dir);

@@ -318,6 +318,8 @@ async function readmeCommands(c: Case, dir: string, step: (name: string, done: P
           const url = (await server.up)[1] as string;
           const reply = await fetch(url, {
             method: "POST",
+            // As a host sends it: the transport answers 415 to anything but JSON.
+            headers: { "content-type": "application/json" },
             body: JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" }),
           });
           await expectOk(`README: ${command}`, { code: 0, output: server.output(), stdout: "", ms: 0 }, () =>
