@@ -1,7 +1,10 @@
 /**
  * Runs the benchmarks: every `bench/*.bench.ts`, or those named on the command line
  * (`npm run bench -- pack tokens`). Adding a benchmark is adding a file: export
- * `run(): Promise<BenchReport>` from `bench/<name>.bench.ts` and it is picked up.
+ * `run(): Promise<BenchReport>` from `bench/<name>.bench.ts` and it is picked up. A
+ * module that exports `optIn = true` runs only when named (it takes minutes); one that
+ * exports `usage` prints it for `--help` and runs nothing. Options of a benchmark
+ * (`--repo PATH`, `--cases=60`) are read by the module itself.
  *
  * Each module prints its table and verdicts as soon as it finishes; a summary of
  * every verdict closes the run. The exit code is 1 if a correctness check failed or
@@ -22,10 +25,26 @@ function available(): string[] {
     .sort();
 }
 
+type Loaded = Partial<BenchModule> & { optIn?: boolean; usage?: string };
+
+const load = async (name: string) => (await import(new URL(`${name}${SUFFIX}`, here).href)) as Loaded;
+
 async function runOne(name: string): Promise<BenchReport> {
-  const module = (await import(new URL(`${name}${SUFFIX}`, here).href)) as Partial<BenchModule>;
+  const module = await load(name);
   if (typeof module.run !== "function") throw new Error(`bench/${name}${SUFFIX} does not export run()`);
   return module.run();
+}
+
+/** Flags of run.ts itself, which take no value. */
+const OWN_FLAGS = new Set(["--strict", "--help", "-h"]);
+
+/** The benchmark names on the command line: positionals that are not the value of a benchmark's `--option`. */
+function named(argv: readonly string[]): string[] {
+  return argv.filter((arg, i) => {
+    if (arg.startsWith("-")) return false;
+    const previous = argv[i - 1];
+    return previous === undefined || !previous.startsWith("--") || previous.includes("=") || OWN_FLAGS.has(previous);
+  });
 }
 
 function print(report: BenchReport, seconds: number): void {
@@ -40,14 +59,25 @@ function print(report: BenchReport, seconds: number): void {
 
 async function main(argv: string[]): Promise<number> {
   const strict = argv.includes("--strict");
-  const wanted = argv.filter((arg) => !arg.startsWith("--"));
+  const wanted = named(argv);
   const names = available();
   const unknown = wanted.filter((name) => !names.includes(name));
   if (unknown.length > 0) {
     console.error(`unknown benchmark(s): ${unknown.join(", ")} (available: ${names.join(", ")})`);
     return 2;
   }
-  const selected = wanted.length > 0 ? names.filter((name) => wanted.includes(name)) : names;
+  if (argv.includes("--help") || argv.includes("-h")) {
+    for (const name of wanted.length > 0 ? wanted : names) {
+      const module = await load(name);
+      console.log(module.usage ?? `npm run bench -- ${name}${module.optIn ? "  (only when named)" : ""}`);
+    }
+    return 0;
+  }
+  let selected = names.filter((name) => wanted.includes(name));
+  if (wanted.length === 0) {
+    selected = [];
+    for (const name of names) if ((await load(name)).optIn !== true) selected.push(name);
+  }
   console.log(`# ocp-provider benchmarks — node ${process.version}, ${process.platform}-${process.arch}`);
 
   const verdicts: { bench: string; verdict: Verdict }[] = [];

@@ -1,6 +1,7 @@
 /**
  * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp query`
- * asks it one question in-process and shows what came back.
+ * asks it one question in-process and shows what came back, `ocp eval` measures
+ * whether a provider's frames are the right ones.
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
@@ -24,6 +25,9 @@ Usage:
   ocp inspect http <url> [--token T] [--query TEXT] [--json] [--tokenizer T]
       Run the conformance suite against a provider; exit 0 iff it is conformant.
       "ocp inspect --help" says more.
+  ocp eval --repo PATH [--budget B,..] [--cases N|FILE] [--json] -- <command with {root}>
+      Score a provider's frames on goals mined from a git history, beside BM25.
+      "ocp eval --help" says more.
   ocp add plugin <ripgrep|symbols|facts> [--file src/provider.ts]
   ocp generate plugin <name>
       Codemods from create-ocp-provider (install it): wire a reference plugin into
@@ -155,6 +159,10 @@ export async function main(argv: string[]): Promise<number> {
       case "add":
       case "generate":
         return await forwardToCreate(command, rest);
+      case "eval": {
+        const { evalMain } = await import("./eval.js");
+        return await evalMain(rest);
+      }
       case "inspect": {
         const { inspectMain } = await import("./inspect.js");
         return await inspectMain(rest, "ocp inspect");

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   MODULE_LOAD: "OCP_ERR_MODULE_LOAD",
   /** A command-line argument is missing or malformed. */
   USAGE: "OCP_ERR_USAGE",
+  /** `ocp eval` cannot run: no git repository, no qualifying commit, a bad cases file, a provider that never starts. */
+  EVAL: "OCP_ERR_EVAL",
 } as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -1,0 +1,175 @@
+/**
+ * Mining evaluation cases from a git history: each qualifying commit becomes a case
+ * whose goal is its message, whose gold is the source files it changed, and whose
+ * tree is its parent (what the code looked like when someone set out to make the change).
+ */
+import { createHash } from "node:crypto";
+import { BlobReader, git } from "./git.js";
+import {
+  excludedContent,
+  excludedPath,
+  filteredMessage,
+  GOLD_FILES,
+  goalFromMessage,
+  heldOut,
+  MAX_CHANGED_FILES,
+} from "./rules.js";
+
+/** One evaluation case. */
+export interface EvalCase {
+  /** A short, stable name: the commit id's first 12 digits, or `case-N` for labelled cases. */
+  readonly id: string;
+  /** The goal sent to the provider. */
+  readonly goal: string;
+  /** Paths relative to the root (or URIs, for labelled cases) a frame should cite. */
+  readonly gold: readonly string[];
+  /** In the held-out third: not to be tuned against. */
+  readonly heldOut: boolean;
+  /** The commit the case comes from (mined cases). */
+  readonly commit?: string;
+  /** The tree it is asked over: the commit's parent (mined cases). */
+  readonly parent?: string;
+}
+
+/** How cases are chosen from the qualifying commits. */
+export interface MineOptions {
+  /** The revision whose history is mined. Default `HEAD`. */
+  rev?: string;
+  /** How many cases. */
+  cases: number;
+  /** Without a seed, the most recent qualifying commits; with one, a sample fixed by the seed. */
+  seed?: string;
+}
+
+/** Counts of what the miner saw, for the report. */
+export interface MineStats {
+  /** Non-merge commits looked at. */
+  scanned: number;
+  /** Commits that qualified (before sampling). */
+  qualifying: number;
+  /** Commits skipped, by reason. */
+  skipped: Record<string, number>;
+}
+
+interface LogEntry {
+  commit: string;
+  parents: string[];
+  message: string;
+  changes: { status: string; path: string }[];
+}
+
+const PAGE = 400;
+
+/** Parses one page of `git log` in the format {@link logPage} asks for. */
+function parseLog(text: string): LogEntry[] {
+  const entries: LogEntry[] = [];
+  for (const record of text.split("\x1e")) {
+    if (record.trim() === "") continue;
+    const [head = "", message = "", files = ""] = record.split("\x1f");
+    const [commit = "", ...parents] = head.trim().split(" ").filter(Boolean);
+    const changes = files
+      .split("\n")
+      .filter((line) => line.includes("\t"))
+      .map((line) => {
+        const [status = "", path = ""] = line.split("\t");
+        return { status: status.trim(), path };
+      });
+    entries.push({ commit, parents, message: message.trim(), changes });
+  }
+  return entries;
+}
+
+async function logPage(repo: string, rev: string, skip: number): Promise<LogEntry[]> {
+  const text = await git(repo, [
+    "-c",
+    "core.quotePath=false",
+    "log",
+    "--no-merges",
+    "--no-renames",
+    "--name-status",
+    "--format=%x1e%H %P%x1f%B%x1f",
+    `--skip=${skip}`,
+    `-n${PAGE}`,
+    rev,
+    "--",
+  ]);
+  return parseLog(text);
+}
+
+/**
+ * Why a commit makes no case, or its gold paths. `blobs` reads the parent's files to
+ * reject binary, huge, generated or minified gold.
+ */
+async function judge(entry: LogEntry, blobs: BlobReader): Promise<{ skip: string } | { gold: string[] }> {
+  const [parent] = entry.parents;
+  if (parent === undefined) return { skip: "no parent (root commit, or the edge of a shallow clone)" };
+  const message = filteredMessage(entry.message);
+  if (message !== undefined) return { skip: `message: ${message.replace(/^subject matches .*/, "filtered subject")}` };
+  if (entry.changes.length > MAX_CHANGED_FILES) return { skip: `changes more than ${MAX_CHANGED_FILES} files` };
+  const gold: string[] = [];
+  for (const { status, path } of entry.changes) {
+    if (path.startsWith('"')) return { skip: "a path git had to quote" };
+    if (excludedPath(path) !== undefined) continue;
+    // The provider sees the parent: a source file the commit adds is not there to be found.
+    if (status !== "M" && status !== "D") return { skip: "adds or retypes a source file" };
+    gold.push(path);
+  }
+  if (gold.length < GOLD_FILES.min) return { skip: "changes no source file" };
+  if (gold.length > GOLD_FILES.max) return { skip: `changes more than ${GOLD_FILES.max} source files` };
+  for (const path of gold) {
+    const blob = await blobs.read(`${parent}:${path}`);
+    if (blob === undefined || blob.type !== "blob") return { skip: "a gold file is not a file in the parent" };
+    const why = excludedContent(blob.content);
+    if (why !== undefined) return { skip: `a gold file is ${why}` };
+  }
+  return { gold: gold.sort() };
+}
+
+const sampleKey = (seed: string, commit: string) => createHash("sha256").update(`${seed}:${commit}`).digest("hex");
+
+/**
+ * Mines `options.cases` cases from `repo`'s history, newest first. Deterministic: the
+ * same repository, revision, count and seed give the same cases.
+ */
+export async function mineCases(repo: string, options: MineOptions): Promise<{ cases: EvalCase[]; stats: MineStats }> {
+  const rev = options.rev ?? "HEAD";
+  const stats: MineStats = { scanned: 0, qualifying: 0, skipped: {} };
+  const found: { entry: LogEntry; gold: string[]; order: number }[] = [];
+  const blobs = new BlobReader(repo);
+  try {
+    for (let skip = 0; ; skip += PAGE) {
+      const page = await logPage(repo, rev, skip);
+      for (const entry of page) {
+        stats.scanned++;
+        const verdict = await judge(entry, blobs);
+        if ("skip" in verdict) {
+          stats.skipped[verdict.skip] = (stats.skipped[verdict.skip] ?? 0) + 1;
+          continue;
+        }
+        stats.qualifying++;
+        found.push({ entry, gold: verdict.gold, order: found.length });
+        if (options.seed === undefined && found.length >= options.cases) break;
+      }
+      if (page.length < PAGE || (options.seed === undefined && found.length >= options.cases)) break;
+    }
+  } finally {
+    await blobs.close();
+  }
+  let chosen = found;
+  if (options.seed !== undefined) {
+    const seed = options.seed;
+    chosen = [...found]
+      .sort((a, b) => (sampleKey(seed, a.entry.commit) < sampleKey(seed, b.entry.commit) ? -1 : 1))
+      .slice(0, options.cases)
+      .sort((a, b) => a.order - b.order);
+  }
+  const cases = chosen.map(({ entry, gold }) => ({
+    id: entry.commit.slice(0, 12),
+    goal: goalFromMessage(entry.message),
+    gold,
+    heldOut: heldOut(entry.commit),
+    commit: entry.commit,
+    parent: entry.parents[0] as string,
+  }));
+  return { cases, stats };
+}

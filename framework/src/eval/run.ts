@@ -1,0 +1,454 @@
+/**
+ * runEval(): ask a provider, spawned as a real child process over stdio, every case's
+ * goal under every budget, run the BM25 baseline over the same tree, and score both.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import type { ProviderConnection } from "../host/connection.js";
+import { stderrGist } from "../host/process.js";
+import { connectStdio } from "../host/stdio-client.js";
+import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
+import { createTokenCounter, type TokenCounter } from "../tokens/counter.js";
+import type { ContextFrame } from "../wire/schemas.js";
+import { Bm25Baseline } from "./baseline.js";
+import { listTextFiles, type TextFile } from "./files.js";
+import { openRepository } from "./git.js";
+import { readLabelledCases } from "./labelled.js";
+import { type EvalCase, type MineStats, mineCases } from "./mine.js";
+import { HELD_OUT_RULE, meanMetrics, summarize } from "./report.js";
+import { citedGold, type FrameRef, frameRefs, type Gold, parseGold, scoreAnswer } from "./score.js";
+import { removeAtExit, TreeCache } from "./trees.js";
+import type { Answer, CaseBudget, CaseResult, CommandLine, EvalOptions, EvalReport, ShippedFrame } from "./types.js";
+
+const execFileAsync = promisify(execFile);
+
+/** The default budgets, `max_frames`, number of mined cases and query bound. */
+export const EVAL_DEFAULTS = {
+  budgets: [2048, 4096, 8192],
+  maxFrames: 20,
+  cases: 60,
+  runs: 1,
+  queryTimeoutMs: 60_000,
+  prepareTimeoutMs: 600_000,
+} as const;
+
+/** `{root}` and `{cache}` replaced in every argument. */
+function substitute(line: CommandLine, root: string, cache: string): CommandLine {
+  const fill = (text: string) => text.replaceAll("{root}", root).replaceAll("{cache}", cache);
+  return { command: fill(line.command), args: line.args.map(fill) };
+}
+
+const quote = (arg: string) => (/^[\w./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
+const commandText = (line: CommandLine) => [line.command, ...line.args].map(quote).join(" ");
+
+async function runPrepare(line: CommandLine, timeoutMs: number): Promise<void> {
+  try {
+    await execFileAsync(line.command, [...line.args], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const failed = error as { stderr?: string; killed?: boolean; message: string };
+    const why = failed.killed ? `did not finish within ${timeoutMs} ms` : stderrGist(failed.stderr ?? failed.message);
+    throw new Error(`the prepare command '${commandText(line)}' failed: ${why}`);
+  }
+}
+
+/** How a reference reads in the report: `path#L3-9`, `path`, or the URI. */
+function refText(refs: readonly FrameRef[]): string {
+  const ref = refs.find((r) => r.path !== undefined) ?? refs[0];
+  if (ref === undefined) return "(no citation)";
+  const base = ref.path ?? ref.uri ?? "";
+  if (ref.lines !== undefined) return `${base}#L${ref.lines[0]}-${ref.lines[1]}`;
+  return ref.fragment !== undefined ? `${base}#${ref.fragment}` : base;
+}
+
+/** Scores frames given as their references, in shipped order. */
+function answerOf(
+  refs: readonly (readonly FrameRef[])[],
+  tokens: readonly number[],
+  gold: readonly Gold[],
+  maxFrames: number,
+  latencyMs: number,
+): Answer {
+  const cited = citedGold(refs, gold);
+  const frames: ShippedFrame[] = refs.map((r, i) => ({
+    ref: refText(r),
+    tokens: tokens[i] ?? 0,
+    gold: (cited[i]?.size ?? 0) > 0,
+  }));
+  return {
+    ...scoreAnswer(cited, gold.length, maxFrames),
+    tokens: tokens.reduce((a, b) => a + b, 0),
+    latencyMs,
+    frames,
+  };
+}
+
+function failedAnswer(error: unknown): Answer {
+  return { recall: 0, hit: 0, mrr: 0, ndcg: 0, tokens: 0, latencyMs: 0, frames: [], error: describeError(error) };
+}
+
+/** One case's tree, ready to be asked: its root(s), files and baseline. */
+interface Prepared {
+  readonly roots: readonly string[];
+  readonly root: string;
+  readonly cache: string;
+  readonly files: ReadonlyMap<string, TextFile>;
+  readonly bm25?: Bm25Baseline;
+}
+
+/** Gold entries parsed against the tree, their token total, and those no provider can cite. */
+function goldOf(kase: EvalCase, tree: Prepared, counter: TokenCounter) {
+  const gold = kase.gold.map((entry) => parseGold(entry, tree.roots));
+  let goldTokens = 0;
+  const unreachable: string[] = [];
+  for (const entry of gold) {
+    if (entry.path === undefined) continue;
+    const file = tree.files.get(entry.path);
+    if (file === undefined) {
+      unreachable.push(entry.text);
+      continue;
+    }
+    const text =
+      entry.lines === undefined
+        ? file.text
+        : file.text
+            .split("\n")
+            .slice(entry.lines[0] - 1, entry.lines[1])
+            .join("\n");
+    goldTokens += counter.count(text);
+  }
+  return { gold, goldTokens, unreachable };
+}
+
+/** Asks an open connection one case under every budget. */
+async function askAll(
+  connection: ProviderConnection | Error,
+  kase: EvalCase,
+  gold: readonly Gold[],
+  tree: Prepared,
+  options: { budgets: readonly number[]; maxFrames: number; timeoutMs: number },
+): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (const budget of options.budgets) {
+    if (connection instanceof Error) {
+      answers.push(failedAnswer(connection));
+      continue;
+    }
+    const started = performance.now();
+    try {
+      const result = await connection.query(
+        { goal: kase.goal, max_tokens: budget, max_frames: options.maxFrames },
+        { timeoutMs: options.timeoutMs },
+      );
+      const latencyMs = performance.now() - started;
+      const frames: ContextFrame[] = result.frames;
+      answers.push(
+        answerOf(
+          frames.map((frame) => frameRefs(frame, tree.roots)),
+          frames.map((frame) => frame.token_cost),
+          gold,
+          options.maxFrames,
+          latencyMs,
+        ),
+      );
+    } catch (error) {
+      answers.push(failedAnswer(error));
+    }
+  }
+  return answers;
+}
+
+/** The baseline's answers to one case under every budget. */
+function baselineAll(
+  bm25: Bm25Baseline,
+  kase: EvalCase,
+  gold: readonly Gold[],
+  budgets: readonly number[],
+  maxFrames: number,
+  counter: TokenCounter,
+): Answer[] {
+  return budgets.map((budget) => {
+    const started = performance.now();
+    const shipped = bm25.answer(kase.goal, budget, maxFrames, counter);
+    const latencyMs = performance.now() - started;
+    return answerOf(
+      shipped.map((w) => [{ path: w.path, lines: [w.start, w.end] as const }]),
+      shipped.map((w) => w.tokenCost),
+      gold,
+      maxFrames,
+      latencyMs,
+    );
+  });
+}
+
+/** Everything fixed for the whole run. */
+interface RunContext {
+  readonly options: EvalOptions;
+  readonly budgets: readonly number[];
+  readonly maxFrames: number;
+  readonly runs: number;
+  readonly counter: TokenCounter;
+  readonly timeoutMs: number;
+  readonly warn: (message: string) => void;
+  /** Set once a provider has started: from then on a failed start is one case's failure, not a bad command. */
+  started: boolean;
+  name?: string;
+  version?: string;
+}
+
+/** Starts the provider over `tree` (after the prepare command, if any) and sends a warm-up query. */
+async function start(context: RunContext, tree: Prepared): Promise<ProviderConnection> {
+  const { options } = context;
+  if (options.prepare !== undefined) {
+    await runPrepare(
+      substitute(options.prepare, tree.root, tree.cache),
+      options.prepareTimeoutMs ?? EVAL_DEFAULTS.prepareTimeoutMs,
+    );
+  }
+  const line = substitute(options.provider, tree.root, tree.cache);
+  const connection = await connectStdio(line.command, line.args, {
+    handshakeTimeoutMs: context.timeoutMs,
+    queryTimeoutMs: context.timeoutMs,
+    consent: { isGranted: () => options.allowEgress === true },
+    report: (message) => context.warn(message),
+  });
+  context.name = connection.info.name;
+  context.version = connection.info.version;
+  // The first query of a process pays for its warm-up (JIT, caches, an index check): not what latency should show.
+  await connection.query({ goal: "ocp eval warm-up", max_tokens: 256, max_frames: 1 }).catch(() => undefined);
+  context.started = true;
+  return connection;
+}
+
+/** Starts the provider, or returns why it would not start — a bad command (the first start) ends the run. */
+async function startOrError(context: RunContext, tree: Prepared): Promise<ProviderConnection | Error> {
+  try {
+    return await start(context, tree);
+  } catch (error) {
+    if (!context.started) {
+      throw new OcpError(ERROR_CODES.EVAL, `the provider does not start: ${describeError(error)}`, { cause: error });
+    }
+    context.warn(`provider did not start: ${describeError(error)}`);
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Puts one case's answers (runs × budgets) together. */
+function caseResult(
+  kase: EvalCase,
+  goldInfo: ReturnType<typeof goldOf>,
+  runs: readonly Answer[][],
+  bm25: readonly Answer[] | undefined,
+  budgets: readonly number[],
+): CaseResult {
+  const perBudget: CaseBudget[] = budgets.map((budget, b) => {
+    const ours = runs.map((answers) => answers[b] as Answer);
+    const shapes = new Set(ours.map((answer) => JSON.stringify(answer.frames.map((f) => [f.ref, f.tokens]))));
+    return { budget, ours, oursMean: meanMetrics(ours), changed: shapes.size > 1, bm25: bm25?.[b] };
+  });
+  return {
+    id: kase.id,
+    goal: kase.goal,
+    gold: kase.gold,
+    heldOut: kase.heldOut,
+    commit: kase.commit,
+    parent: kase.parent,
+    goldTokens: goldInfo.goldTokens,
+    unreachable: goldInfo.unreachable,
+    budgets: perBudget,
+  };
+}
+
+async function prepareTree(root: string, cache: string, useGit: boolean, baseline: boolean): Promise<Prepared> {
+  const files = await listTextFiles(root, useGit);
+  const roots = [...new Set([realpathSync(root), resolve(root)])];
+  return {
+    roots,
+    root: roots[0] as string,
+    cache,
+    files: new Map(files.map((file) => [file.path, file])),
+    bm25: baseline ? new Bm25Baseline(files) : undefined,
+  };
+}
+
+function progress(context: RunContext, done: number, total: number, result: CaseResult): void {
+  const middle = result.budgets[Math.floor((result.budgets.length - 1) / 2)];
+  context.options.onProgress?.({
+    done,
+    total,
+    caseId: result.id,
+    recall: middle === undefined ? undefined : { ours: middle.oursMean.recall, bm25: middle.bm25?.recall },
+  });
+}
+
+/** Mined cases: one tree (the parent) per case, a provider process per tree and run. */
+async function evalMined(context: RunContext, repo: string, cases: readonly EvalCase[]): Promise<CaseResult[]> {
+  const trees = new TreeCache(repo, { workDir: context.options.workDir });
+  const results: CaseResult[] = [];
+  try {
+    for (const kase of cases) trees.plan(kase.parent as string);
+    for (const kase of cases) {
+      const parent = kase.parent as string;
+      const { root, cache } = await trees.acquire(parent);
+      try {
+        const tree = await prepareTree(root, cache, false, context.options.baseline !== false);
+        const goldInfo = goldOf(kase, tree, context.counter);
+        const bm25 =
+          tree.bm25 && baselineAll(tree.bm25, kase, goldInfo.gold, context.budgets, context.maxFrames, context.counter);
+        // One process per tree; the runs repeat the queries to it (a provider should answer alike every time).
+        const runs: Answer[][] = [];
+        const connection = await startOrError(context, tree);
+        try {
+          for (let run = 0; run < context.runs; run++) {
+            runs.push(
+              await askAll(connection, kase, goldInfo.gold, tree, { ...context, timeoutMs: context.timeoutMs }),
+            );
+          }
+        } finally {
+          if (!(connection instanceof Error)) await connection.shutdown();
+        }
+        results.push(caseResult(kase, goldInfo, runs, bm25, context.budgets));
+        progress(context, results.length, cases.length, results[results.length - 1] as CaseResult);
+      } finally {
+        trees.release(parent);
+      }
+    }
+  } finally {
+    await trees.close();
+  }
+  return results;
+}
+
+/** Labelled cases: one root, one provider process per run for all of them. */
+async function evalLabelled(context: RunContext, root: string, cases: readonly EvalCase[]): Promise<CaseResult[]> {
+  const scratch = mkdtempSync(join(tmpdir(), "ocp-eval-"));
+  removeAtExit(scratch);
+  try {
+    const tree = await prepareTree(root, scratch, true, context.options.baseline !== false);
+    const golds = cases.map((kase) => goldOf(kase, tree, context.counter));
+    const runs: Answer[][][] = cases.map(() => []);
+    const connection = await startOrError(context, tree);
+    try {
+      for (let run = 0; run < context.runs; run++) {
+        for (const [index, kase] of cases.entries()) {
+          const gold = (golds[index] as ReturnType<typeof goldOf>).gold;
+          runs[index]?.push(await askAll(connection, kase, gold, tree, { ...context, timeoutMs: context.timeoutMs }));
+        }
+      }
+    } finally {
+      if (!(connection instanceof Error)) await connection.shutdown();
+    }
+    return cases.map((kase, index) => {
+      const goldInfo = golds[index] as ReturnType<typeof goldOf>;
+      const bm25 =
+        tree.bm25 && baselineAll(tree.bm25, kase, goldInfo.gold, context.budgets, context.maxFrames, context.counter);
+      const result = caseResult(kase, goldInfo, runs[index] ?? [], bm25, context.budgets);
+      progress(context, index + 1, cases.length, result);
+      return result;
+    });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function checkOptions(options: EvalOptions): { budgets: number[]; maxFrames: number; runs: number } {
+  const budgets = [...(options.budgets ?? EVAL_DEFAULTS.budgets)];
+  const whole = (value: number, min: number) => Number.isSafeInteger(value) && value >= min && value <= 4_294_967_295;
+  if (budgets.length === 0 || !budgets.every((budget) => whole(budget, 1))) {
+    throw new OcpError(ERROR_CODES.USAGE, `budgets must be whole numbers ≥ 1, not ${JSON.stringify(budgets)}`);
+  }
+  const maxFrames = options.maxFrames ?? EVAL_DEFAULTS.maxFrames;
+  if (!whole(maxFrames, 1)) throw new OcpError(ERROR_CODES.USAGE, `maxFrames must be a whole number ≥ 1`);
+  const runs = options.runs ?? EVAL_DEFAULTS.runs;
+  if (!whole(runs, 1) || runs > 100) throw new OcpError(ERROR_CODES.USAGE, `runs must be a whole number from 1 to 100`);
+  return { budgets: [...new Set(budgets)].sort((a, b) => a - b), maxFrames, runs };
+}
+
+/**
+ * Runs an evaluation: mines or reads the cases, asks the provider each goal under each
+ * budget over the case's tree, runs the BM25 baseline beside it, and returns the report.
+ * Deterministic in everything but the provider's own answers and the latencies.
+ */
+export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  const began = performance.now();
+  const { budgets, maxFrames, runs } = checkOptions(options);
+  const tokenizer = options.tokenizer ?? "o200k_base";
+  const context: RunContext = {
+    options,
+    budgets,
+    maxFrames,
+    runs,
+    counter: createTokenCounter({ tokenizer }),
+    timeoutMs: options.queryTimeoutMs ?? EVAL_DEFAULTS.queryTimeoutMs,
+    warn: options.warn ?? ((message) => process.stderr.write(`ocp eval: ${message}\n`)),
+    started: false,
+  };
+  const { source } = options;
+  let cases: CaseResult[];
+  let sourceReport: EvalReport["source"];
+  if (source.kind === "git") {
+    const rev = source.rev ?? "HEAD";
+    const info = await openRepository(source.repo, rev);
+    const wanted = source.cases ?? EVAL_DEFAULTS.cases;
+    const mined: { cases: EvalCase[]; stats: MineStats } = await mineCases(source.repo, {
+      rev: info.head,
+      cases: wanted,
+      seed: source.seed,
+    });
+    if (mined.cases.length === 0) {
+      const shallow = info.shallow
+        ? " It is a shallow clone: fetch its history (git fetch --unshallow) and run again."
+        : "";
+      throw new OcpError(
+        ERROR_CODES.EVAL,
+        `no commit of '${source.repo}' at ${rev} qualifies as a case (${mined.stats.scanned} looked at; see docs/eval.md for the rules).${shallow}`,
+      );
+    }
+    if (info.shallow) {
+      context.warn(
+        `'${source.repo}' is a shallow clone: cases come only from the history it has (git fetch --unshallow for more)`,
+      );
+    }
+    if (mined.cases.length < wanted) {
+      context.warn(
+        `only ${mined.cases.length} of the ${wanted} cases asked for qualify (${mined.stats.scanned} commits looked at)`,
+      );
+    }
+    cases = await evalMined(context, source.repo, mined.cases);
+    sourceReport = {
+      kind: "git",
+      repo: source.repo,
+      rev,
+      head: info.head,
+      shallow: info.shallow,
+      seed: source.seed,
+      mining: mined.stats,
+    };
+  } else {
+    const list = typeof source.cases === "string" ? readLabelledCases(source.cases) : [...source.cases];
+    if (list.length === 0) throw new OcpError(ERROR_CODES.EVAL, "no labelled case given");
+    cases = await evalLabelled(context, source.root, list);
+    sourceReport = {
+      kind: "labelled",
+      root: source.root,
+      file: typeof source.cases === "string" ? source.cases : undefined,
+    };
+  }
+  const { summary, spread } = summarize(cases, budgets, runs);
+  return {
+    tool: "ocp eval",
+    provider: { command: commandText(options.provider), name: context.name, version: context.version },
+    source: sourceReport,
+    budgets,
+    maxFrames,
+    runs,
+    tokenizer,
+    heldOutRule: HELD_OUT_RULE,
+    cases,
+    summary,
+    spread,
+    elapsedMs: Math.round(performance.now() - began),
+  };
+}
