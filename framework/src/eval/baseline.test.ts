@@ -54,6 +54,16 @@ describe("Bm25Baseline", () => {
     expect(bm25.answer("nothing matches zzzz", 4096, 20, counter)).toEqual([]);
   });
 
+  it("indexes each window's path with its text: a goal naming a module finds its file", () => {
+    const bm25 = new Bm25Baseline([
+      ...files,
+      { path: "src/middleware/cors/index.ts", text: numbered(10, (i) => `export const allowed${i} = [];`) },
+    ]);
+    expect(bm25.answer("fix(cors): append Origin to Vary", 4096, 20, counter)[0]?.path).toBe(
+      "src/middleware/cors/index.ts",
+    );
+  });
+
   it("costs a window what the packer counts for its text, and answers the same every time", () => {
     const bm25 = new Bm25Baseline(files);
     const shipped = bm25.answer("log message", 300, 20, counter);

@@ -1,10 +1,13 @@
 /**
  * The BM25 baseline `ocp eval` runs beside the provider under test: the same tree cut
- * into windows of 40 lines, indexed by MiniSearch (BM25+, its default tokenizer: split
- * on whitespace and punctuation, lower-cased; no stemming, no prefix or fuzzy terms),
- * ranked by the goal, and packed best-first by the framework's own packer under the same
- * budget, frame limit and exact tokenizer. A window costs what a provider's frame of that
- * text would: `token_cost` counts content only (B1), and packFrames computes it.
+ * into windows of 40 lines, each indexed by MiniSearch with two fields, its text and its
+ * file's path (BM25+, default parameters and tokenizer: split on whitespace and
+ * punctuation, lower-cased; no stemming, no identifier splitting, no prefix or fuzzy
+ * terms, no boosts), ranked by the goal, and packed best-first by the framework's own
+ * packer under the same budget, frame limit and exact tokenizer. A window costs what a
+ * provider's frame of that text would: `token_cost` counts content only (B1), and
+ * packFrames computes it. The path is indexed because any code search sees where a
+ * snippet lives ("fix(cors): ..." names src/middleware/cors/index.ts).
  */
 import MiniSearch from "minisearch";
 import { packFrames } from "../pack/pack.js";
@@ -60,12 +63,12 @@ export function windowsOf(file: TextFile): Window[] {
 /** A BM25 index over the windows of a tree's files. */
 export class Bm25Baseline {
   readonly #windows: Window[];
-  readonly #index: MiniSearch<{ id: number; text: string }>;
+  readonly #index: MiniSearch<{ id: number; text: string; path: string }>;
 
   constructor(files: readonly TextFile[]) {
     this.#windows = files.flatMap(windowsOf);
-    this.#index = new MiniSearch({ fields: ["text"], storeFields: [] });
-    this.#index.addAll(this.#windows.map((window, id) => ({ id, text: window.text })));
+    this.#index = new MiniSearch({ fields: ["text", "path"], storeFields: [] });
+    this.#index.addAll(this.#windows.map((window, id) => ({ id, text: window.text, path: window.path })));
   }
 
   /** How many windows are indexed. */

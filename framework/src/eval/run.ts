@@ -12,16 +12,15 @@ import { stderrGist } from "../host/process.js";
 import { connectStdio } from "../host/stdio-client.js";
 import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import { createTokenCounter, type TokenCounter } from "../tokens/counter.js";
-import type { ContextFrame } from "../wire/schemas.js";
+import { askAll, baselineAll, goldOf, type Prepared } from "./answers.js";
 import { Bm25Baseline } from "./baseline.js";
-import { listTextFiles, type TextFile } from "./files.js";
+import { listTextFiles } from "./files.js";
 import { openRepository } from "./git.js";
 import { readLabelledCases } from "./labelled.js";
 import { type EvalCase, type MineStats, mineCases } from "./mine.js";
 import { HELD_OUT_RULE, meanMetrics, summarize } from "./report.js";
-import { citedGold, type FrameRef, frameRefs, type Gold, parseGold, scoreAnswer } from "./score.js";
 import { removeAtExit, TreeCache } from "./trees.js";
-import type { Answer, CaseBudget, CaseResult, CommandLine, EvalOptions, EvalReport, ShippedFrame } from "./types.js";
+import type { Answer, CaseBudget, CaseResult, CommandLine, EvalOptions, EvalReport } from "./types.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -52,135 +51,6 @@ async function runPrepare(line: CommandLine, timeoutMs: number): Promise<void> {
     const why = failed.killed ? `did not finish within ${timeoutMs} ms` : stderrGist(failed.stderr ?? failed.message);
     throw new Error(`the prepare command '${commandText(line)}' failed: ${why}`);
   }
-}
-
-/** How a reference reads in the report: `path#L3-9`, `path`, or the URI. */
-function refText(refs: readonly FrameRef[]): string {
-  const ref = refs.find((r) => r.path !== undefined) ?? refs[0];
-  if (ref === undefined) return "(no citation)";
-  const base = ref.path ?? ref.uri ?? "";
-  if (ref.lines !== undefined) return `${base}#L${ref.lines[0]}-${ref.lines[1]}`;
-  return ref.fragment !== undefined ? `${base}#${ref.fragment}` : base;
-}
-
-/** Scores frames given as their references, in shipped order. */
-function answerOf(
-  refs: readonly (readonly FrameRef[])[],
-  tokens: readonly number[],
-  gold: readonly Gold[],
-  maxFrames: number,
-  latencyMs: number,
-): Answer {
-  const cited = citedGold(refs, gold);
-  const frames: ShippedFrame[] = refs.map((r, i) => ({
-    ref: refText(r),
-    tokens: tokens[i] ?? 0,
-    gold: (cited[i]?.size ?? 0) > 0,
-  }));
-  return {
-    ...scoreAnswer(cited, gold.length, maxFrames),
-    tokens: tokens.reduce((a, b) => a + b, 0),
-    latencyMs,
-    frames,
-  };
-}
-
-function failedAnswer(error: unknown): Answer {
-  return { recall: 0, hit: 0, mrr: 0, ndcg: 0, tokens: 0, latencyMs: 0, frames: [], error: describeError(error) };
-}
-
-/** One case's tree, ready to be asked: its root(s), files and baseline. */
-interface Prepared {
-  readonly roots: readonly string[];
-  readonly root: string;
-  readonly cache: string;
-  readonly files: ReadonlyMap<string, TextFile>;
-  readonly bm25?: Bm25Baseline;
-}
-
-/** Gold entries parsed against the tree, their token total, and those no provider can cite. */
-function goldOf(kase: EvalCase, tree: Prepared, counter: TokenCounter) {
-  const gold = kase.gold.map((entry) => parseGold(entry, tree.roots));
-  let goldTokens = 0;
-  const unreachable: string[] = [];
-  for (const entry of gold) {
-    if (entry.path === undefined) continue;
-    const file = tree.files.get(entry.path);
-    if (file === undefined) {
-      unreachable.push(entry.text);
-      continue;
-    }
-    const text =
-      entry.lines === undefined
-        ? file.text
-        : file.text
-            .split("\n")
-            .slice(entry.lines[0] - 1, entry.lines[1])
-            .join("\n");
-    goldTokens += counter.count(text);
-  }
-  return { gold, goldTokens, unreachable };
-}
-
-/** Asks an open connection one case under every budget. */
-async function askAll(
-  connection: ProviderConnection | Error,
-  kase: EvalCase,
-  gold: readonly Gold[],
-  tree: Prepared,
-  options: { budgets: readonly number[]; maxFrames: number; timeoutMs: number },
-): Promise<Answer[]> {
-  const answers: Answer[] = [];
-  for (const budget of options.budgets) {
-    if (connection instanceof Error) {
-      answers.push(failedAnswer(connection));
-      continue;
-    }
-    const started = performance.now();
-    try {
-      const result = await connection.query(
-        { goal: kase.goal, max_tokens: budget, max_frames: options.maxFrames },
-        { timeoutMs: options.timeoutMs },
-      );
-      const latencyMs = performance.now() - started;
-      const frames: ContextFrame[] = result.frames;
-      answers.push(
-        answerOf(
-          frames.map((frame) => frameRefs(frame, tree.roots)),
-          frames.map((frame) => frame.token_cost),
-          gold,
-          options.maxFrames,
-          latencyMs,
-        ),
-      );
-    } catch (error) {
-      answers.push(failedAnswer(error));
-    }
-  }
-  return answers;
-}
-
-/** The baseline's answers to one case under every budget. */
-function baselineAll(
-  bm25: Bm25Baseline,
-  kase: EvalCase,
-  gold: readonly Gold[],
-  budgets: readonly number[],
-  maxFrames: number,
-  counter: TokenCounter,
-): Answer[] {
-  return budgets.map((budget) => {
-    const started = performance.now();
-    const shipped = bm25.answer(kase.goal, budget, maxFrames, counter);
-    const latencyMs = performance.now() - started;
-    return answerOf(
-      shipped.map((w) => [{ path: w.path, lines: [w.start, w.end] as const }]),
-      shipped.map((w) => w.tokenCost),
-      gold,
-      maxFrames,
-      latencyMs,
-    );
-  });
 }
 
 /** Everything fixed for the whole run. */
