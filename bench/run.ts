@@ -69,12 +69,14 @@ To benchmark your own provider's token accounting: ocp bench <module> (ocp bench
 `;
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
+  // `npm run bench -- --help` is this usage; `npm run bench -- relevance --help` is that benchmark's.
+  if ((argv.includes("--help") || argv.includes("-h")) && named(argv).length === 0) {
     process.stdout.write(USAGE.replace("NAMES", available().join(", ")));
     return 0;
   }
-  const unknownFlags = argv.filter((arg) => arg.startsWith("-") && arg !== "--strict");
-  if (unknownFlags.length > 0) {
+  // A named benchmark may take options of its own (relevance --repo PATH); with none named, only ours.
+  const unknownFlags = argv.filter((arg) => arg.startsWith("-") && !OWN_FLAGS.has(arg));
+  if (unknownFlags.length > 0 && named(argv).length === 0) {
     console.error(`unknown option(s): ${unknownFlags.join(", ")} (npm run bench -- --help)`);
     return 2;
   }
