@@ -95,6 +95,64 @@ describe("JavaScript (CommonJS)", () => {
       ["method", "Stack.pop", 30, 32, false],
     ]);
   });
+
+  it("reads Express-era modules: exports aliases, members of bound names, prototype objects, IIFEs", async () => {
+    const symbols = await extract("javascript/express-era.js");
+    expect(rows(symbols)).toEqual([
+      // `var app = exports = module.exports = {}`: app is what the module exports.
+      ["variable", "app", 3, 3, true],
+      ["method", "app.init", 6, 8, true],
+      // A chain names the same function twice.
+      ["method", "app.get", 10, 12, true],
+      ["method", "app.route", 10, 12, true],
+      ["method", "app._private", 14, 14, false],
+      ["property", "app.locals", 16, 16, true],
+      ["function", "View", 18, 20, false],
+      ["method", "View.lookup", 23, 25, true],
+      ["method", "View.render", 26, 28, true],
+      ["function", "compile", 31, 33, true],
+      ["function", "compileQuery", 31, 33, true],
+      // Inside `(function () { … })()`: module code, so its functions are symbols.
+      ["function", "helper", 36, 38, false],
+      ["function", "wrapped", 40, 42, true],
+      ["function", "bang", 46, 46, false],
+      ["function", "arrowHelper", 50, 50, false],
+      // The factory of a UMD wrapper.
+      ["function", "Lib", 56, 56, false],
+      ["property", "Lib.version", 57, 57, true],
+      // `localName` is bound nowhere in the module: its members are not guessed at.
+    ]);
+    expect(find(symbols, "app.init")).toMatchObject({ docStartLine: 5, doc: "Sets up the application." });
+    expect(find(symbols, "app.route").signature).toBe("app.get = app.route = function route(path)");
+  });
+
+  it("does not take require() bindings for definitions, and reads module.exports = function or object", async () => {
+    const source = [
+      'var debug = require("debug")("app");',
+      'const merge = require("./utils").merge;',
+      "module.exports = function createServer(options) {",
+      "  return options;",
+      "};",
+      "module.exports = {",
+      "  parse: function (text) { return text; },",
+      "  format(value) { return value; },",
+      "};",
+      "var Cache = (function () {",
+      "  function Cache() {}",
+      "  Cache.prototype.get = function (key) { return key; };",
+      "  return Cache;",
+      "})();",
+    ].join("\n");
+    const result = await extractFile(Buffer.from(source), "server.js");
+    expect(rows(result.symbols)).toEqual([
+      ["function", "createServer", 3, 5, true],
+      ["function", "parse", 7, 7, true],
+      ["function", "format", 8, 8, true],
+      ["variable", "Cache", 10, 14, false],
+      ["function", "Cache", 11, 11, false],
+      ["method", "Cache.get", 12, 12, true],
+    ]);
+  });
 });
 
 describe("Python (tree-sitter)", () => {

@@ -8,8 +8,12 @@
  * constructors, methods, properties, getters and setters; interfaces and their
  * members; type aliases (members of an object-literal type too); enums and their
  * members; namespaces and ambient modules; top-level variables (`const f = () => …`
- * is a function); methods of top-level object literals; CommonJS `exports.x = …` and
- * `X.prototype.y = …`. Locals inside function bodies are not symbols.
+ * is a function); methods of top-level object literals; CommonJS-era JavaScript:
+ * `exports.x = …`, `module.exports = …` (and its aliases, `var app = exports =
+ * module.exports = {}`), `X.prototype.y = …`, `X.prototype = { … }`, `X.y = …` on a
+ * top-level binding, chained assignments, and the declarations inside an immediately
+ * invoked function (`(function () { … })()`, `!function () { … }()`, a UMD or AMD
+ * factory). Locals inside function bodies are not symbols.
  */
 import { createRequire } from "node:module";
 import type { ts as Ts } from "ts-morph";
@@ -80,8 +84,73 @@ function isFunctionLike(node: Node | undefined): node is Ts.ArrowFunction | Ts.F
   return node !== undefined && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 }
 
+/** Without parentheses, `!`, `void` and type assertions around it: `(function () {…})` → the function. */
+function unwrap(node: Ts.Expression): Ts.Expression {
+  let at = node;
+  for (;;) {
+    if (ts.isParenthesizedExpression(at) || ts.isAsExpression(at) || ts.isNonNullExpression(at)) at = at.expression;
+    else if (ts.isPrefixUnaryExpression(at) && at.operator === ts.SyntaxKind.ExclamationToken) at = at.operand;
+    else if (ts.isVoidExpression(at)) at = at.expression;
+    else return at;
+  }
+}
+
+function isAssignment(node: Ts.Expression): node is Ts.BinaryExpression {
+  return ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken;
+}
+
+/**
+ * The bodies a top-level call runs as module code: an immediately invoked function
+ * (`(function () {…})()`, `(() => {…})()`, `(function () {…}).call(this)`), and the
+ * function arguments of such a call or of AMD's `define(…)` (a UMD or AMD factory).
+ */
+function moduleBodies(expression: Ts.Expression): Ts.Block[] {
+  const call = unwrap(expression);
+  if (!ts.isCallExpression(call)) return [];
+  let callee = unwrap(call.expression);
+  // `(function () {…}).call(this)`, `.apply(this, arguments)`
+  if (
+    ts.isPropertyAccessExpression(callee) &&
+    (callee.name.text === "call" || callee.name.text === "apply") &&
+    isFunctionLike(unwrap(callee.expression))
+  ) {
+    callee = unwrap(callee.expression);
+  }
+  const invoked = isFunctionLike(callee);
+  if (!invoked && !(ts.isIdentifier(callee) && callee.text === "define")) return [];
+  const bodies: Ts.Block[] = [];
+  const take = (node: Ts.Expression) => {
+    const fn = unwrap(node);
+    if (isFunctionLike(fn) && ts.isBlock(fn.body)) bodies.push(fn.body);
+  };
+  if (invoked) take(callee);
+  for (const argument of call.arguments) take(argument);
+  return bodies;
+}
+
+/** `require("x")`, `require("x").y`, `require("debug")("app")`: an import, which defines nothing here. */
+function isRequire(node: Ts.Expression | undefined): boolean {
+  let at = node !== undefined ? unwrap(node) : undefined;
+  while (at !== undefined) {
+    if (ts.isCallExpression(at)) {
+      if (ts.isIdentifier(at.expression) && at.expression.text === "require") return true;
+      at = unwrap(at.expression);
+    } else if (ts.isPropertyAccessExpression(at) || ts.isElementAccessExpression(at)) at = unwrap(at.expression);
+    else return false;
+  }
+  return false;
+}
+
+/** A name bound at the top of a module, and whether it is `module.exports` under another name. */
+interface Binding {
+  readonly symbol: ExtractedSymbol | undefined;
+  readonly exportsAlias: boolean;
+}
+
 class Collector {
   readonly symbols: ExtractedSymbol[] = [];
+  /** Top-level names (declarations, and aliases of `module.exports`), for `X.y = …` assignments. */
+  private readonly bindings = new Map<string, Binding>();
   /** Names exported by `export { a, b as c }`, `export default a` or `module.exports = { a }`. */
   private readonly localExports = new Set<string>();
   /** The last symbol added in each scope, so consecutive overloads merge into one. */
@@ -180,16 +249,40 @@ class Collector {
   }
 
   statements(statements: readonly Ts.Statement[], scope: Scope): void {
+    if (scope.prefix === undefined) {
+      // Function declarations are hoisted: `Route.prototype.x = …` may come before `function Route`.
+      for (const statement of statements) {
+        if (
+          ts.isFunctionDeclaration(statement) &&
+          statement.name !== undefined &&
+          !this.bindings.has(statement.name.text)
+        )
+          this.bindings.set(statement.name.text, { symbol: undefined, exportsAlias: false });
+      }
+    }
     for (const statement of statements) this.statement(statement, scope);
+  }
+
+  /** Remembers a top-level binding for later `X.y = …` assignments. */
+  private bind(name: string, symbol: ExtractedSymbol | undefined, exportsAlias = false): void {
+    const known = this.bindings.get(name);
+    this.bindings.set(name, {
+      symbol: symbol ?? known?.symbol,
+      exportsAlias: exportsAlias || known?.exportsAlias === true,
+    });
   }
 
   private statement(node: Ts.Statement, scope: Scope): void {
     const exported = this.exportedHere(node, scope);
     if (ts.isFunctionDeclaration(node)) {
       const name = node.name?.text ?? "";
-      this.add(node, { name, kind: "function", scope, exported, headerEnd: this.bodyStart(node, node) });
+      const symbol = this.add(node, { name, kind: "function", scope, exported, headerEnd: this.bodyStart(node, node) });
+      if (scope.prefix === undefined && symbol !== undefined) this.bind(name, symbol);
     } else if (ts.isClassDeclaration(node)) {
-      if (node.name !== undefined) this.classLike(node, node.name.text, "class", scope, exported);
+      if (node.name !== undefined) {
+        const symbol = this.classLike(node, node.name.text, "class", scope, exported);
+        if (scope.prefix === undefined && symbol !== undefined) this.bind(node.name.text, symbol);
+      }
     } else if (ts.isInterfaceDeclaration(node)) {
       this.classLike(node, node.name.text, "interface", scope, exported);
     } else if (ts.isTypeAliasDeclaration(node)) {
@@ -233,9 +326,10 @@ class Collector {
     kind: "class" | "interface",
     scope: Scope,
     exported: boolean,
-  ): void {
+  ): ExtractedSymbol | undefined {
     const symbol = this.add(node, { name, kind, scope, exported, headerEnd: node.members.pos - 1 });
     if (symbol !== undefined) this.members(node.members, this.inner(symbol, scope, exported));
+    return symbol;
   }
 
   /** The kind of a class or interface member and where its header ends, or undefined for what is not a symbol. */
@@ -308,7 +402,17 @@ class Collector {
     const declarations = node.declarationList.declarations;
     for (const declaration of declarations) {
       if (!ts.isIdentifier(declaration.name)) continue; // destructuring binds no single name
-      const value = declaration.initializer;
+      const name = declaration.name.text;
+      if (isRequire(declaration.initializer)) continue;
+      // `var app = exports = module.exports = {}`: the value is the chain's last, and `app` is what the module exports.
+      let value = declaration.initializer !== undefined ? unwrap(declaration.initializer) : undefined;
+      let exportsAlias = false;
+      while (value !== undefined && isAssignment(value) && scope.prefix === undefined) {
+        const target = this.targetText(value.left);
+        if (target === "exports" || target === "module.exports" || target === `exports.${name}`) exportsAlias = true;
+        if (target === `module.exports.${name}`) exportsAlias = true;
+        value = unwrap(value.right);
+      }
       const kind: SymbolKind = isFunctionLike(value)
         ? "function"
         : value !== undefined && ts.isClassExpression(value)
@@ -321,16 +425,28 @@ class Collector {
           : (value?.getStart(this.file) ?? declaration.end);
       // One declaration: the statement's range (with `export const`) and its doc comment.
       const rangeNode = declarations.length === 1 ? node : declaration;
-      const symbol = this.add(
-        declaration,
-        { name: declaration.name.text, kind, scope, exported, headerEnd },
-        rangeNode,
-      );
+      const visible = exported || exportsAlias;
+      const symbol = this.add(declaration, { name, kind, scope, exported: visible, headerEnd }, rangeNode);
       if (symbol === undefined || value === undefined) continue;
-      const inner = this.inner(symbol, scope, exported);
+      if (scope.prefix === undefined) this.bind(name, symbol, exportsAlias);
+      const inner = this.inner(symbol, scope, visible);
       if (ts.isClassExpression(value)) this.members(value.members, inner);
       else if (ts.isObjectLiteralExpression(value) && scope.prefix === undefined) this.objectMethods(value, inner);
+      else if (scope.prefix === undefined) {
+        // The module pattern: `var Lib = (function () { function Lib() {…} …; return Lib; })()`.
+        for (const body of moduleBodies(value)) this.statements(body.statements, this.moduleScope(scope));
+      }
     }
+  }
+
+  /** The scope of the code inside an immediately invoked function at the top of a module: the module's own. */
+  private moduleScope(scope: Scope): Scope {
+    return { prefix: undefined, exportsAll: scope.exportsAll, exported: scope.exported };
+  }
+
+  /** An assignment target as written, whitespace dropped: `module.exports.x`, `Foo.prototype.bar`. */
+  private targetText(node: Ts.Expression): string {
+    return this.text.slice(node.getStart(this.file), node.end).replace(/\s+/g, "");
   }
 
   /** Function-valued members of a top-level object literal: `const api = { get() {…}, post: () => … }`. */
@@ -352,45 +468,124 @@ class Collector {
     }
   }
 
-  /** `exports.x = …`, `module.exports.x = …`, `module.exports = { a, b }`, `X.prototype.y = …`. */
+  /**
+   * CommonJS-era assignments at the top of a module (each target of a chain `a = b = …`):
+   * `exports.x = …`, `module.exports.x = …`, `module.exports = …`, `X.prototype.y = …`,
+   * `X.prototype = { … }` and `X.y = …` where `X` is bound at the top of the module.
+   * And the bodies of immediately invoked functions, read as module code.
+   */
   private commonJs(node: Ts.ExpressionStatement, scope: Scope): void {
     if (scope.prefix !== undefined) return;
-    const expression = node.expression;
-    if (!ts.isBinaryExpression(expression) || expression.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return;
-    const target = this.text.slice(expression.left.getStart(this.file), expression.left.end).replace(/\s+/g, "");
-    const value = expression.right;
-    if (target === "module.exports") {
-      if (ts.isIdentifier(value)) this.localExports.add(value.text);
-      else if (ts.isObjectLiteralExpression(value)) {
-        for (const property of value.properties) {
-          if (ts.isShorthandPropertyAssignment(property)) this.localExports.add(property.name.text);
-          else if (ts.isPropertyAssignment(property) && ts.isIdentifier(property.initializer))
-            this.localExports.add(property.initializer.text);
-        }
+    const targets: Ts.Expression[] = [];
+    let value = node.expression;
+    while (isAssignment(value)) {
+      targets.push(value.left);
+      value = value.right;
+    }
+    if (targets.length === 0) {
+      for (const body of moduleBodies(node.expression)) this.statements(body.statements, this.moduleScope(scope));
+      return;
+    }
+    value = unwrap(value);
+    for (const target of targets) this.assignment(node, this.targetText(target), value, scope);
+  }
+
+  /** One target of a top-level assignment statement `node` whose value is `value`. */
+  private assignment(node: Ts.ExpressionStatement, target: string, value: Ts.Expression, scope: Scope): void {
+    const kind: SymbolKind = isFunctionLike(value) ? "function" : ts.isClassExpression(value) ? "class" : "variable";
+    const headerEnd = isFunctionLike(value) ? value.body.getStart(this.file) : value.getStart(this.file);
+    if (target === "module.exports" || target === "exports") {
+      this.moduleExports(node, value, scope);
+      return;
+    }
+    const exported = /^(?:module\.)?exports\.([\p{L}_$][\p{L}\p{N}_$]*)$/u.exec(target);
+    if (exported !== null) {
+      const symbol = this.add(node, { name: exported[1] as string, kind, scope, exported: true, headerEnd });
+      if (symbol !== undefined && ts.isObjectLiteralExpression(value)) {
+        this.objectMethods(value, this.inner(symbol, scope, true));
       }
       return;
     }
-    const kind: SymbolKind = isFunctionLike(value) ? "function" : ts.isClassExpression(value) ? "class" : "variable";
-    const headerEnd = isFunctionLike(value) ? value.body.getStart(this.file) : value.getStart(this.file);
-    const exported = /^(?:module\.)?exports\.([\p{L}_$][\p{L}\p{N}_$]*)$/u.exec(target);
-    if (exported !== null) {
-      this.add(node, { name: exported[1] as string, kind, scope, exported: true, headerEnd });
+    const prototype = /^([\p{L}_$][\p{L}\p{N}_$]*)\.prototype$/u.exec(target);
+    if (prototype !== null) {
+      // `View.prototype = { lookup: function () {…}, render() {…} }`: methods of View.
+      if (ts.isObjectLiteralExpression(value)) this.prototypeObject(prototype[1] as string, value);
       return;
     }
     const method = /^([\p{L}_$][\p{L}\p{N}_$]*)\.prototype\.([\p{L}_$][\p{L}\p{N}_$]*)$/u.exec(target);
     if (method !== null) {
-      const inner: Scope = { prefix: method[1], exportsAll: false, exported: true };
-      const name = method[2] as string;
-      const memberKind = kind === "function" ? "method" : "property";
-      const symbol = this.add(node, {
-        name,
-        kind: memberKind,
-        scope: inner,
-        exported: !name.startsWith("_"),
-        headerEnd,
-      });
-      if (symbol !== undefined && name.startsWith("_")) this.hidden.add(symbol);
+      this.member(node, method[1] as string, method[2] as string, kind, headerEnd, true);
+      return;
     }
+    // `app.init = function init() {…}` where `app` is bound here: a member of it, as visible as it is.
+    const member = /^([\p{L}_$][\p{L}\p{N}_$]*)\.([\p{L}_$][\p{L}\p{N}_$]*)$/u.exec(target);
+    const binding = member !== null ? this.bindings.get(member[1] as string) : undefined;
+    if (member !== null && binding !== undefined) {
+      const visible = binding.exportsAlias || binding.symbol?.exported === true;
+      this.member(node, member[1] as string, member[2] as string, kind, headerEnd, visible);
+    }
+  }
+
+  /** `module.exports = …`: what it names is exported; a named function or class, or an object of functions, is a symbol. */
+  private moduleExports(node: Ts.ExpressionStatement, value: Ts.Expression, scope: Scope): void {
+    if (ts.isIdentifier(value)) {
+      this.localExports.add(value.text);
+      return;
+    }
+    if ((isFunctionLike(value) || ts.isClassExpression(value)) && value.name !== undefined) {
+      const named = value.name as Ts.Identifier;
+      const kind = ts.isClassExpression(value) ? "class" : "function";
+      const headerEnd = ts.isClassExpression(value) ? value.members.pos - 1 : value.body.getStart(this.file);
+      const symbol = this.add(node, { name: named.text, kind, scope, exported: true, headerEnd });
+      if (symbol !== undefined && ts.isClassExpression(value))
+        this.members(value.members, this.inner(symbol, scope, true));
+      return;
+    }
+    if (!ts.isObjectLiteralExpression(value)) return;
+    for (const property of value.properties) {
+      if (ts.isShorthandPropertyAssignment(property)) this.localExports.add(property.name.text);
+      else if (ts.isPropertyAssignment(property) && ts.isIdentifier(property.initializer))
+        this.localExports.add(property.initializer.text);
+    }
+    // `module.exports = { create: function () {…}, parse(text) {…} }`: exported functions.
+    for (const property of value.properties) {
+      const name = nameText(property.name, this.text);
+      if (ts.isMethodDeclaration(property)) {
+        this.add(property, {
+          name,
+          kind: "function",
+          scope,
+          exported: true,
+          headerEnd: this.bodyStart(property, property),
+        });
+      } else if (ts.isPropertyAssignment(property) && isFunctionLike(property.initializer)) {
+        const headerEnd = property.initializer.body.getStart(this.file);
+        this.add(property, { name, kind: "function", scope, exported: true, headerEnd });
+      }
+    }
+  }
+
+  /** Methods of `X.prototype = { … }`. */
+  private prototypeObject(owner: string, object: Ts.ObjectLiteralExpression): void {
+    for (const property of object.properties) {
+      const name = nameText(property.name, this.text);
+      if (ts.isMethodDeclaration(property)) {
+        this.member(property, owner, name, "function", this.bodyStart(property, property), true);
+      } else if (ts.isPropertyAssignment(property)) {
+        const value = unwrap(property.initializer);
+        const headerEnd = isFunctionLike(value) ? value.body.getStart(this.file) : value.getStart(this.file);
+        this.member(property, owner, name, isFunctionLike(value) ? "function" : "variable", headerEnd, true);
+      }
+    }
+  }
+
+  /** `owner.name`, a method when its value is a function (else a property); a `_name` stays hidden. */
+  private member(node: Node, owner: string, name: string, kind: SymbolKind, headerEnd: number, visible: boolean): void {
+    const inner: Scope = { prefix: owner, exportsAll: false, exported: true };
+    const memberKind = kind === "function" ? "method" : "property";
+    const hidden = name.startsWith("_");
+    const symbol = this.add(node, { name, kind: memberKind, scope: inner, exported: visible && !hidden, headerEnd });
+    if (symbol !== undefined && hidden) this.hidden.add(symbol);
   }
 
   /** Marks top-level symbols named by `export { … }` and friends as exported, with their members. */

@@ -81,7 +81,7 @@ describe("Indexer", () => {
     fixtures.write("notes/readme.md", "# not code\n");
     const { indexer, log } = open(fixtures.root);
     const stats = await indexer.build();
-    expect(stats).toMatchObject({ files: 9, parsed: 7, skipped: 2, removed: 0 });
+    expect(stats).toMatchObject({ files: 10, parsed: 8, skipped: 2, removed: 0 });
     expect(names(indexer, "typescript/config.ts")).toContain("Config.retry");
     expect(names(indexer, "javascript/legacy.js")).toContain("Queue.push");
     expect(names(indexer, "python/config.py")).toContain("Config.retry");
@@ -192,7 +192,7 @@ describe("Indexer", () => {
     rmSync(join(fixtures.root, "index.db"));
     const pooled = open(fixtures.root, { workers: 1 }).indexer;
     const stats = await pooled.build();
-    expect(stats.parsed).toBe(66);
+    expect(stats.parsed).toBe(67);
     expect([...pooled.table.files()].map((file) => [file.path, names(pooled, file.path)]).sort()).toEqual(expected);
   });
 

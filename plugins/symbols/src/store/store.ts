@@ -20,7 +20,7 @@ import type { ExtractedSymbol, ExtractionMethod, FileExtraction, FileStatus, Lan
  * The format of the cache: bump it whenever the schema or what the extractors
  * produce changes, so every existing cache is rebuilt.
  */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 /** Symbol ids are `file id × this + position in the file`: stable while the file is unchanged. */
 const IDS_PER_FILE = 1 << 20;
