@@ -1,3 +1,5 @@
+import type { TermBag } from "./extract/bag.js";
+
 /**
  * What the index holds: symbols as the extractors see them, and the languages they
  * are read from.
@@ -101,6 +103,8 @@ export type FileStatus = "ok" | "binary" | "not-utf8" | "parse-error";
 
 /** The outcome of extracting one file. */
 export interface FileExtraction {
+  /** The words and identifiers of an `ok` file's text, hashed: what prose goals are ranked by. */
+  bag?: TermBag;
   status: FileStatus;
   /** sha256 hex of the file's bytes as read. */
   hash: string;

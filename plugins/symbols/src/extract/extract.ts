@@ -9,6 +9,7 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { type FileExtraction, type Language, languageOf } from "../model.js";
+import { termBag } from "./bag.js";
 import type { TreeSitterSpec } from "./tree-sitter.js";
 
 /** Bytes examined for a NUL when deciding a file is binary (git's heuristic). */
@@ -63,14 +64,14 @@ export async function extractFile(
   }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
   const lineCount = countLines(bytes);
-  if (language === undefined) return { status: "ok", hash, lineCount, symbols: [] };
+  if (language === undefined) return { status: "ok", hash, lineCount, symbols: [], bag: termBag(text) };
   try {
     const spec = await treeSitterSpec(language);
     const symbols =
       spec !== undefined
         ? await (await import("./tree-sitter.js")).extractWithTreeSitter(text, spec)
         : (await import("./typescript.js")).extractTypeScript(text, path, language);
-    return { status: "ok", hash, lineCount, symbols };
+    return { status: "ok", hash, lineCount, symbols, bag: termBag(text) };
   } catch (error) {
     const reason = error instanceof Error ? error.message || error.name : String(error);
     return { status: "parse-error", hash, lineCount, symbols: [], problem: `could not be parsed: ${reason}` };

@@ -101,7 +101,7 @@ export class Indexer {
 
   constructor(private readonly options: IndexerOptions) {
     this.mode = options.watch ? "pending" : "stat";
-    for (const { file, symbols } of options.store.filesWithNames()) this.table.setFile(file, symbols);
+    for (const { file, symbols, bag } of options.store.filesWithNames()) this.table.setFile(file, symbols, bag);
   }
 
   /** While the first build runs: how many of its files are done. */
@@ -294,7 +294,7 @@ export class Indexer {
     let batch: FileWrite[] = [];
     const flush = () => {
       if (batch.length === 0 || this.closed) return;
-      for (const { file, symbols } of store.writeFiles(batch)) this.table.setFile(file, symbols);
+      for (const { file, symbols, bag } of store.writeFiles(batch)) this.table.setFile(file, symbols, bag);
       batch = [];
       if (this.buildState !== undefined) progress?.update(this.buildState.done, this.table.symbolCount);
     };

@@ -5,6 +5,7 @@
  * only for the few symbols that ship. It is kept in step with the store file by
  * file, so queries during the first build see every file written so far.
  */
+import { EMPTY_BAG, type TermBag } from "../extract/bag.js";
 import type { SymbolKind } from "../model.js";
 import type { FileRow, SymbolRow } from "../store/store.js";
 import type { MatchableName } from "./match.js";
@@ -91,6 +92,17 @@ export class NameEntry implements MatchableName {
   }
 }
 
+/** Adds `delta` to the document frequency of every term of `bag`. */
+function countTerms(frequencies: Map<number, number>, bag: TermBag, delta: number): void {
+  const terms = bag.terms;
+  for (let i = 0; i < terms.length; i += 2) {
+    const hash = terms[i] as number;
+    const count = (frequencies.get(hash) ?? 0) + delta;
+    if (count > 0) frequencies.set(hash, count);
+    else frequencies.delete(hash);
+  }
+}
+
 /** Prepares a stored symbol for matching. */
 export function nameEntry(row: SymbolRow): NameEntry {
   return new NameEntry(row);
@@ -117,7 +129,13 @@ export class NameTable {
   private readonly filesById = new Map<number, FileRow>();
   private readonly idsByPath = new Map<string, number>();
   private readonly entriesByName = new Map<string, NameEntry[]>();
+  private readonly bagsByFile = new Map<number, TermBag>();
+  /** In how many files each term hash occurs: made on first use, then kept in step. */
+  private frequencies: Map<number, number> | undefined;
+  private wordTotal = 0;
   private symbolTotal = 0;
+  /** Bumped by every change: what caches derived from the table (the reference graph) compare. */
+  private changes = 0;
 
   /** How many symbols the table holds. */
   get symbolCount(): number {
@@ -153,12 +171,21 @@ export class NameTable {
     return this.columnsCache;
   }
 
-  /** Puts a file and its symbols in, replacing what the table held for it. */
-  setFile(file: FileRow, symbols: readonly SymbolRow[]): void {
+  /** Bumped by every change of files or symbols. */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Puts a file and its symbols (and its term bag) in, replacing what the table held for it. */
+  setFile(file: FileRow, symbols: readonly SymbolRow[], bag: TermBag = EMPTY_BAG): void {
     this.columnsCache = undefined;
     const previous = this.idsByPath.get(file.path);
     if (previous !== undefined) this.removeFile(previous);
+    this.changes++;
     const entries = symbols.map(nameEntry);
+    this.bagsByFile.set(file.id, bag);
+    this.wordTotal += bag.length;
+    if (this.frequencies !== undefined) countTerms(this.frequencies, bag, 1);
     this.filesById.set(file.id, file);
     this.idsByPath.set(file.path, file.id);
     this.entriesByFile.set(file.id, entries);
@@ -180,6 +207,11 @@ export class NameTable {
     const file = this.filesById.get(fileId);
     if (file === undefined) return;
     this.columnsCache = undefined;
+    this.changes++;
+    const bag = this.bagsByFile.get(fileId) ?? EMPTY_BAG;
+    this.wordTotal -= bag.length;
+    if (this.frequencies !== undefined) countTerms(this.frequencies, bag, -1);
+    this.bagsByFile.delete(fileId);
     const entries = this.entriesByFile.get(fileId) ?? [];
     this.symbolTotal -= entries.length;
     for (const entry of entries) {
@@ -217,6 +249,25 @@ export class NameTable {
   /** Every file's symbols: what a query scans. */
   groups(): IterableIterator<readonly NameEntry[]> {
     return this.entriesByFile.values();
+  }
+
+  /** A file's term bag (empty for a file indexed without one). */
+  bag(fileId: number): TermBag {
+    return this.bagsByFile.get(fileId) ?? EMPTY_BAG;
+  }
+
+  /** The mean number of words in a file's bag. */
+  get meanWords(): number {
+    return this.filesById.size > 0 ? this.wordTotal / this.filesById.size : 0;
+  }
+
+  /** In how many files a term hash occurs. */
+  documentFrequency(hash: number): number {
+    if (this.frequencies === undefined) {
+      this.frequencies = new Map();
+      for (const bag of this.bagsByFile.values()) countTerms(this.frequencies, bag, 1);
+    }
+    return this.frequencies.get(hash) ?? 0;
   }
 
   /** Symbols with exactly this name (case-sensitive). */

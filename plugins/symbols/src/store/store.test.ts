@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { Logger } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
+import { termBag, termCount, textWords } from "../extract/bag.js";
 import type { ExtractedSymbol } from "../model.js";
 import { DATABASE_FILE, resolveDatabaseFile } from "./cache-dir.js";
 import { type FileWrite, INDEX_FORMAT, SymbolStore, symbolKeys } from "./store.js";
@@ -46,6 +47,25 @@ const write = (path: string, symbols: ExtractedSymbol[], hash = "h1"): FileWrite
 });
 
 describe("SymbolStore", () => {
+  it("keeps each file's term bag, written and read back exactly", () => {
+    const dir = tempDir();
+    const file = join(dir, "s.db");
+    const bag = termBag("function retryRequest(retries) { return retries > 0 && retryRequest(retries - 1); }");
+    const written = write("src/a.ts", [symbol("retryRequest", 1)]);
+    let store = SymbolStore.open({ file, root: dir, log: recordingLog() });
+    const [stored] = store.writeFiles([{ ...written, extraction: { ...written.extraction, bag } }]);
+    expect(stored?.bag).toEqual(bag);
+    store.writeFiles([write("src/b.ts", [symbol("Other", 1)])]);
+    store.close();
+    store = SymbolStore.open({ file, root: dir, log: recordingLog() });
+    const loaded = new Map(store.filesWithNames().map((entry) => [entry.file.path, entry.bag]));
+    expect(loaded.get("src/a.ts")).toEqual(bag);
+    expect(termCount(loaded.get("src/a.ts")?.terms ?? new Uint32Array(), textWords("retries")[0]?.hash ?? 0)).toBe(5);
+    // A file written without a bag (as by a parser that gave up) has an empty one.
+    expect(loaded.get("src/b.ts")?.terms.length).toBe(0);
+    store.close();
+  });
+
   it("writes files and symbols and reads them back, replacing a file's symbols on rewrite", () => {
     const dir = tempDir();
     const store = SymbolStore.open({ file: join(dir, "s.db"), root: dir, log: recordingLog() });

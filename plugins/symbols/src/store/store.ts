@@ -14,13 +14,39 @@
 import { existsSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { Logger } from "ocp-provider";
+import { EMPTY_BAG, type TermBag } from "../extract/bag.js";
 import type { ExtractedSymbol, ExtractionMethod, FileExtraction, FileStatus, Language, SymbolKind } from "../model.js";
 
 /**
  * The format of the cache: bump it whenever the schema or what the extractors
  * produce changes, so every existing cache is rebuilt.
  */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
+
+/** A bag as stored: little-endian uint32s (every platform Node runs on is little-endian). */
+export function encodeBag(bag: TermBag): Buffer {
+  const words = new Uint32Array(2 + bag.terms.length + bag.idents.length);
+  words[0] = bag.terms.length / 2;
+  words[1] = bag.length;
+  words.set(bag.terms, 2);
+  words.set(bag.idents, 2 + bag.terms.length);
+  return Buffer.from(words.buffer, words.byteOffset, words.byteLength);
+}
+
+/** A stored bag read back; a missing or malformed one is empty. */
+export function decodeBag(blob: Uint8Array | null | undefined): TermBag {
+  if (blob === null || blob === undefined || blob.byteLength < 8 || blob.byteLength % 4 !== 0) return EMPTY_BAG;
+  // Copied: a Buffer SQLite hands out need not be 4-byte aligned.
+  const words = new Uint32Array(blob.byteLength / 4);
+  new Uint8Array(words.buffer).set(blob);
+  const pairs = words[0] as number;
+  if (2 + 2 * pairs > words.length) return EMPTY_BAG;
+  return {
+    terms: words.subarray(2, 2 + 2 * pairs),
+    idents: words.subarray(2 + 2 * pairs),
+    length: words[1] as number,
+  };
+}
 
 /** Symbol ids are `file id × this + position in the file`: stable while the file is unchanged. */
 const IDS_PER_FILE = 1 << 20;
@@ -60,6 +86,13 @@ export interface SymbolRow {
   exported: boolean;
 }
 
+/** A file as stored, with its symbols and its term bag. */
+export interface StoredFile {
+  file: FileRow;
+  symbols: SymbolRow[];
+  bag: TermBag;
+}
+
 /** What one write of a file holds. */
 export interface FileWrite {
   path: string;
@@ -88,7 +121,10 @@ CREATE TABLE files (
   -- [[key, name, qualified, kind, container, start_line, end_line, doc_start_line, exported], ...]
   names TEXT NOT NULL,
   -- [[signature, doc], ...], in the same order
-  details TEXT NOT NULL
+  details TEXT NOT NULL,
+  -- the file's term bag (extract/bag.ts), as little-endian uint32:
+  -- term pair count, word count, [hash, count] pairs, then identifier hashes
+  bag BLOB
 );
 CREATE VIEW symbols AS
 SELECT f.id * ${IDS_PER_FILE} + n.key AS id, f.id AS file_id, f.path AS path,
@@ -180,7 +216,7 @@ export interface StoreOptions {
 /** The SQLite side of the index. Synchronous: better-sqlite3 is, and a transaction per batch keeps it short. */
 export class SymbolStore {
   private readonly statements;
-  private readonly writeTransaction: (writes: readonly FileWrite[]) => { file: FileRow; symbols: SymbolRow[] }[];
+  private readonly writeTransaction: (writes: readonly FileWrite[]) => StoredFile[];
 
   private constructor(
     private readonly db: Database.Database,
@@ -191,10 +227,11 @@ export class SymbolStore {
     this.statements = {
       insertFile: db.prepare(
         "INSERT INTO files (path, size, mtime_ms, hash, language, method, status, line_count, indexed_at_ms, " +
-          "symbol_count, names, details) VALUES (@path, @size, @mtime, @hash, @language, @method, @status, @lines, " +
-          "@at, @count, @names, @details) ON CONFLICT (path) DO UPDATE SET size = @size, mtime_ms = @mtime, " +
-          "hash = @hash, language = @language, method = @method, status = @status, line_count = @lines, " +
-          "indexed_at_ms = @at, symbol_count = @count, names = @names, details = @details RETURNING id",
+          "symbol_count, names, details, bag) VALUES (@path, @size, @mtime, @hash, @language, @method, @status, " +
+          "@lines, @at, @count, @names, @details, @bag) ON CONFLICT (path) DO UPDATE SET size = @size, " +
+          "mtime_ms = @mtime, hash = @hash, language = @language, method = @method, status = @status, " +
+          "line_count = @lines, indexed_at_ms = @at, symbol_count = @count, names = @names, details = @details, " +
+          "bag = @bag RETURNING id",
       ),
     };
     this.writeTransaction = db.transaction((writes: readonly FileWrite[]) =>
@@ -230,11 +267,12 @@ export class SymbolStore {
    * Every file with its symbols, without their signatures and docs (empty): what the
    * in-memory name table is loaded from at start.
    */
-  filesWithNames(): { file: FileRow; symbols: SymbolRow[] }[] {
-    const rows = this.db.prepare(`SELECT ${FILE_COLUMNS}, names FROM files ORDER BY id`).all() as (FileRow & {
+  filesWithNames(): StoredFile[] {
+    const rows = this.db.prepare(`SELECT ${FILE_COLUMNS}, names, bag FROM files ORDER BY id`).all() as (FileRow & {
       names: string;
+      bag: Buffer | null;
     })[];
-    return rows.map(({ names, ...file }) => ({ file, symbols: symbolsFrom(file.id, names) }));
+    return rows.map(({ names, bag, ...file }) => ({ file, symbols: symbolsFrom(file.id, names), bag: decodeBag(bag) }));
   }
 
   /** The symbols of one file, with signatures and docs. */
@@ -253,11 +291,11 @@ export class SymbolStore {
   }
 
   /** Replaces files and their symbols in one transaction; returns each file's row and symbols. */
-  writeFiles(writes: readonly FileWrite[]): { file: FileRow; symbols: SymbolRow[] }[] {
+  writeFiles(writes: readonly FileWrite[]): StoredFile[] {
     return this.writeTransaction(writes);
   }
 
-  private writeOne(write: FileWrite): { file: FileRow; symbols: SymbolRow[] } {
+  private writeOne(write: FileWrite): StoredFile {
     const { extraction } = write;
     const keys = symbolKeys(extraction.symbols);
     const names: NameTuple[] = extraction.symbols.map((symbol, i) => [
@@ -285,6 +323,7 @@ export class SymbolStore {
       count: names.length,
       names: JSON.stringify(names),
       details: JSON.stringify(details),
+      bag: extraction.bag !== undefined ? encodeBag(extraction.bag) : null,
     }) as { id: number };
     const file: FileRow = {
       id,
@@ -299,7 +338,7 @@ export class SymbolStore {
       indexedAtMs: write.indexedAtMs,
     };
     const symbols = symbolRows(extraction.symbols, keys, id, id * IDS_PER_FILE);
-    return { file, symbols };
+    return { file, symbols, bag: extraction.bag ?? EMPTY_BAG };
   }
 
   /** Records that a file's bytes are unchanged under a new size/mtime (a `touch`, a checkout). */
