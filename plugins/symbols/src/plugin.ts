@@ -3,15 +3,19 @@
  * to it — from an index of every definition under the root, kept fresh as files change.
  */
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { parseAnchors } from "ocp-plugin-ripgrep";
 import { type ContextQuery, definePlugin, type Logger, type Plugin, type SearchOutput, UserError } from "ocp-provider";
 import { RootReader } from "ocp-provider/fs";
 import { Indexer, type PassStats } from "./index/indexer.js";
 import { type ResolvedOptions, resolveOptions, type SymbolsOptions } from "./options.js";
+import { planFrames, rankProse, type SourceReader } from "./search/answer.js";
 import { buildCandidates } from "./search/candidates.js";
-import { findSymbols } from "./search/find.js";
+import { findSymbols, type Ranked } from "./search/find.js";
+import { GraphCache } from "./search/graph.js";
+import { ProseFields, proseTerms } from "./search/prose.js";
 import { SourceCache } from "./search/sources.js";
-import { queryTerms } from "./search/terms.js";
+import { isLookup, queryTerms } from "./search/terms.js";
 import { resolveDatabaseFile } from "./store/cache-dir.js";
 import { SymbolStore } from "./store/store.js";
 
@@ -68,11 +72,16 @@ export function symbols(options: SymbolsOptions): Plugin {
   let firstBuild: Promise<unknown> | undefined;
   let startedEmpty = true;
   let buildFailure: string | undefined;
+  // Derived from the index, kept between queries: field words by file, the reference graph.
+  const fields = new ProseFields();
+  const graphs = new GraphCache();
 
   async function search(query: ContextQuery, log: Logger, signal: AbortSignal): Promise<SearchOutput> {
     const index = indexer;
     if (index === undefined) throw new UserError("the symbol index is not open");
-    const terms = queryTerms(searchText(query));
+    const text = searchText(query);
+    const terms = queryTerms(text);
+    const prose = proseTerms(text);
     const anchors = parseAnchors(query.anchors, [resolved.configuredRoot, resolved.root]);
     // A small tree finishes its first build in moments: wait that long for a complete answer. (A cache
     // that was already filled answers at once; the pass over it only catches up on changes.)
@@ -101,12 +110,31 @@ export function symbols(options: SymbolsOptions): Plugin {
     const limit = query.max_frames === 0 ? 0 : Math.min(MAX_CANDIDATES, Math.max(16, query.max_frames * 2));
     for (let attempt = 0; ; attempt++) {
       signal.throwIfAborted();
-      const found = findSymbols(index.table, terms, anchors, limit);
-      const built = buildCandidates(found.top, index.table, { ...resolved, root: resolved.root, sources });
+      const table = index.table;
+      const found = findSymbols(table, terms, anchors, limit);
+      const read: SourceReader = (fileId) => {
+        const file = table.file(fileId);
+        return file !== undefined ? sources.read(join(resolved.root, file.path), file) : null;
+      };
+      // A lookup ("parseConfig", "Config.retry") goes by the match tiers; prose by words and structure.
+      let ranked: readonly Ranked[] = found.top;
+      let stale: string[] = [];
+      if (!isLookup(terms) && prose.length > 0 && limit > 0) {
+        const answer = rankProse({ table, terms: prose, named: found, anchors, fields, graphs, read });
+        ranked = answer.frames.length > 0 ? answer.frames.slice(0, limit) : found.top;
+        stale = answer.stale;
+      }
+      const planned = planFrames(ranked, table, read, {
+        maxTokens: query.max_tokens,
+        maxFrames: query.max_frames,
+        maxContentLines: resolved.maxContentLines,
+      });
+      const built = buildCandidates(planned, table, { ...resolved, root: resolved.root, sources });
+      stale = [...new Set([...stale, ...built.stale])];
       // A file changed under the index: re-index it and rank again, once. (While building, the build gets to it.)
-      if (built.stale.length > 0 && attempt === 0 && index.building === undefined) {
-        log.debug(`re-indexing ${built.stale.length} file(s) that changed since they were indexed`);
-        await index.refresh([], built.stale);
+      if (stale.length > 0 && attempt === 0 && index.building === undefined) {
+        log.debug(`re-indexing ${stale.length} file(s) that changed since they were indexed`);
+        await index.refresh([], stale);
         continue;
       }
       log.debug(

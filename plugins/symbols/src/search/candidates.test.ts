@@ -98,7 +98,7 @@ describe("buildCandidates", () => {
       };
       const rows = symbolRows(extraction.symbols, symbolKeys(extraction.symbols), file.id, id);
       id += rows.length;
-      table.setFile(file, rows);
+      table.setFile(file, rows, extraction.bag);
     }
     return table;
   }
@@ -126,6 +126,12 @@ describe("buildCandidates", () => {
     expect(retry?.relations).toEqual([
       { rel: "defined-in", targetUri: fileUri, displayName: "typescript/config.ts" },
       { rel: "member-of", targetUri: `${fileUri}#L22-58`, displayName: "Config (class)" },
+      // RetryPolicy ships in the same answer: named first.
+      {
+        rel: "references",
+        targetUri: `${fileUri}#L4-8`,
+        displayName: "RetryPolicy (interface) in typescript/config.ts",
+      },
       // Textual: the doc comment's "backoff" names RetryPolicy.backoff, the only symbol of that name.
       {
         rel: "references",
@@ -134,16 +140,49 @@ describe("buildCandidates", () => {
       },
       {
         rel: "references",
-        targetUri: `${fileUri}#L4-8`,
-        displayName: "RetryPolicy (interface) in typescript/config.ts",
-      },
-      {
-        rel: "references",
         targetUri: `${fileUri}#L6-6`,
         displayName: "RetryPolicy.attempts (property) in typescript/config.ts",
       },
+      // And its doc comment ("How often and how patiently to retry") names retry back.
+      {
+        rel: "referenced-by",
+        targetUri: `${fileUri}#L4-8`,
+        displayName: "RetryPolicy (interface) in typescript/config.ts",
+      },
     ]);
     expect(built.stale).toEqual([]);
+  });
+
+  it("relates the frames of one answer as callers and callees, and names other files that use a symbol", async () => {
+    const fixtures = fixtureTree();
+    trees.push(fixtures);
+    fixtures.write("app/budget.ts", "export function splitBudget(total: number): number {\n  return total / 2;\n}\n");
+    fixtures.write(
+      "app/plan.ts",
+      'import { splitBudget } from "./budget";\nexport function planAnswer(): number {\n  return splitBudget(10);\n}\n',
+    );
+    fixtures.write("cli/main.ts", 'import { splitBudget } from "../app/budget";\nconsole.log(splitBudget(4));\n');
+    const paths = ["app/budget.ts", "app/plan.ts", "cli/main.ts"];
+    const table = await tableFor(fixtures.root, paths);
+    const found = findSymbols(table, queryTerms("splitBudget planAnswer"), NO_ANCHORS, 5);
+    const built = buildCandidates(found.top, table, { ...LIMITS, root: fixtures.root });
+    const uri = (path: string) => pathToFileURL(join(fixtures.root, path)).href;
+    const split = built.candidates.find((candidate) => candidate.title === "splitBudget (function)");
+    const plan = built.candidates.find((candidate) => candidate.title === "planAnswer (function)");
+    expect(plan?.relations).toContainEqual({
+      rel: "references",
+      targetUri: `${uri("app/budget.ts")}#L1-3`,
+      displayName: "splitBudget (function) in app/budget.ts",
+    });
+    // Its caller in this answer first, then a file that uses it and ships nothing of its own.
+    expect(split?.relations?.filter((relation) => relation.rel === "referenced-by")).toEqual([
+      {
+        rel: "referenced-by",
+        targetUri: `${uri("app/plan.ts")}#L2-4`,
+        displayName: "planAnswer (function) in app/plan.ts",
+      },
+      { rel: "referenced-by", targetUri: uri("cli/main.ts"), displayName: "cli/main.ts" },
+    ]);
   });
 
   it("finds a Go method's receiver type as its container", async () => {

@@ -3,14 +3,18 @@
  * hash the index holds (a file that changed is reported stale, never cited wrong),
  * and each symbol's frame is its doc comment, signature and body — the exact lines,
  * terminators kept, so the digest verifies against the file and the packer can cut
- * at any line — up to a cap. Relations name the file, the container and, where the
- * content names other indexed symbols unambiguously, what it references.
+ * at any line — up to a cap. Relations name the file, the container, what the content
+ * references (the answer's other frames first, then indexed symbols it names
+ * unambiguously) and who references it (the answer's other frames first, then files
+ * whose text uses its name).
  */
 import { join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Candidate } from "ocp-provider";
+import { hasHash, identHash } from "../extract/bag.js";
 import { RootReader } from "ocp-provider/fs";
 import type { FileRow } from "../store/store.js";
+import type { PlannedFrame } from "./answer.js";
 import type { Ranked } from "./find.js";
 import type { NameEntry, NameTable } from "./name-table.js";
 import { type Source, SourceCache } from "./sources.js";
@@ -106,9 +110,109 @@ function containerOf(table: NameTable, entry: NameEntry, path: string): NameEntr
     .find((other) => other.containerKey === undefined && posix.dirname(table.file(other.fileId)?.path ?? "") === dir);
 }
 
+/** A candidate on its way out: what its relations are made from. */
+interface Shipped {
+  readonly entry: NameEntry;
+  readonly file: FileRow;
+  readonly container: NameEntry | undefined;
+  /** Distinct identifiers of its content, in order of first use. */
+  readonly identifiers: readonly string[];
+  readonly relations: NonNullable<Candidate["relations"]>;
+}
+
+const describe = (entry: NameEntry) => `${entry.qualifiedName} (${entry.kind})`;
+
+/**
+ * Fills the relations of the candidates: `references` for what each one's content names
+ * — other candidates of the same answer first, then any symbol the name resolves to
+ * (see resolveName) — and `referenced-by` for who names it: candidates of the same
+ * answer first, then other files whose text uses the name (the reference graph's
+ * edges). Each kind at most `max` per candidate. Names of fewer than three characters,
+ * or defined in more than {@link MAX_CALLER_DEFINERS} files, get no callers: they say
+ * too little about which definition is meant.
+ */
+function addReferences(
+  shipped: readonly Shipped[],
+  table: NameTable,
+  max: number,
+  symbolUri: (entry: NameEntry, file: FileRow) => string,
+  uriOf: (file: FileRow) => string,
+): void {
+  const byName = new Map<string, number[]>();
+  shipped.forEach((item, i) => {
+    const same = byName.get(item.entry.name);
+    if (same === undefined) byName.set(item.entry.name, [i]);
+    else same.push(i);
+  });
+  const callers = shipped.map(() => [] as number[]);
+  for (let i = 0; i < shipped.length; i++) {
+    const item = shipped[i] as Shipped;
+    const targets = new Set<NameEntry>();
+    const add = (target: NameEntry, targetFile: FileRow) => {
+      if (targets.size >= max || targets.has(target) || target === item.entry || target === item.container) return;
+      targets.add(target);
+      item.relations.push({
+        rel: "references",
+        targetUri: symbolUri(target, targetFile),
+        displayName: `${describe(target)} in ${targetFile.path}`,
+      });
+    };
+    // What ships beside it first: the answer's own structure.
+    for (const name of item.identifiers) {
+      if (name === item.entry.name) continue;
+      for (const j of byName.get(name) ?? []) {
+        const other = shipped[j] as Shipped;
+        if (j === i || other.entry === item.container) continue;
+        if (targets.has(other.entry)) continue;
+        if (targets.size < max) add(other.entry, other.file);
+        if (!callers[j]?.includes(i)) callers[j]?.push(i);
+      }
+    }
+    for (const name of item.identifiers) {
+      if (targets.size >= max) break;
+      if (name === item.entry.name) continue;
+      const target = resolveName(table, name, item.entry, item.file.path);
+      const targetFile = target !== undefined ? table.file(target.fileId) : undefined;
+      if (target !== undefined && targetFile !== undefined) add(target, targetFile);
+    }
+  }
+  for (let j = 0; j < shipped.length; j++) {
+    const item = shipped[j] as Shipped;
+    const files = new Set<number>([item.file.id]);
+    let count = 0;
+    for (const i of callers[j] ?? []) {
+      if (count >= max) break;
+      const caller = shipped[i] as Shipped;
+      count++;
+      files.add(caller.file.id);
+      item.relations.push({
+        rel: "referenced-by",
+        targetUri: symbolUri(caller.entry, caller.file),
+        displayName: `${describe(caller.entry)} in ${caller.file.path}`,
+      });
+    }
+    const name = item.entry.name;
+    if (count >= max || name.length < 3) continue;
+    const definers = new Set(table.named(name).map((entry) => entry.fileId));
+    if (definers.size > MAX_CALLER_DEFINERS) continue;
+    const hash = identHash(name);
+    const using: FileRow[] = [];
+    for (const file of table.files()) {
+      if (!files.has(file.id) && !definers.has(file.id) && hasHash(table.bag(file.id).idents, hash)) using.push(file);
+    }
+    using.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const file of using.slice(0, max - count)) {
+      item.relations.push({ rel: "referenced-by", targetUri: uriOf(file), displayName: file.path });
+    }
+  }
+}
+
+/** A name defined in more files than this gets no `referenced-by` relations from other files. */
+const MAX_CALLER_DEFINERS = 3;
+
 /** Builds the candidates for `ranked`, in order; stops early if a file turns out stale. */
 export function buildCandidates(
-  ranked: readonly Ranked[],
+  ranked: readonly (Ranked | PlannedFrame)[],
   table: NameTable,
   options: ContentLimits & { root: string; sources?: SourceCache },
 ): BuiltCandidates {
@@ -117,11 +221,12 @@ export function buildCandidates(
   const sources = options.sources ?? new SourceCache(new RootReader(options.root), 0);
   const texts = new Map<number, Source | null>();
   let skipped = 0;
+  const shipped: Shipped[] = [];
   const uriOf = (file: FileRow) => pathToFileURL(join(options.root, file.path)).href;
   const symbolUri = (entry: NameEntry, file: FileRow) => `${uriOf(file)}#L${entry.startLine}-${entry.endLine}`;
-  const describe = (entry: NameEntry) => `${entry.qualifiedName} (${entry.kind})`;
 
-  for (const { entry, score } of ranked) {
+  for (const item of ranked) {
+    const { entry, score } = item;
     const file = table.file(entry.fileId);
     if (file === undefined) continue;
     let source = texts.get(file.id);
@@ -131,7 +236,14 @@ export function buildCandidates(
       if (source === null) stale.push(file.path);
     }
     if (source === null) continue;
-    const range = contentRange(source.starts, source.text, entry, options);
+    // A planned frame ships the lines its share allows (still within the limits); else doc comment to end.
+    const lines = "lines" in item ? item.lines : undefined;
+    const range = contentRange(
+      source.starts,
+      source.text,
+      lines !== undefined ? { startLine: lines.start, endLine: lines.end } : entry,
+      options,
+    );
     if (range === undefined) {
       skipped++;
       continue;
@@ -149,22 +261,8 @@ export function buildCandidates(
         displayName: describe(container),
       });
     }
-    const seen = new Set([entry.name]);
-    let references = 0;
-    for (const [name] of content.slice(0, MAX_REFERENCE_SCAN).matchAll(IDENTIFIER)) {
-      if (references >= options.maxReferences) break;
-      if (seen.has(name)) continue;
-      seen.add(name);
-      const target = resolveName(table, name, entry, file.path);
-      const targetFile = target !== undefined ? table.file(target.fileId) : undefined;
-      if (target === undefined || targetFile === undefined || target === container) continue;
-      references++;
-      relations.push({
-        rel: "references",
-        targetUri: symbolUri(target, targetFile),
-        displayName: `${describe(target)} in ${targetFile.path}`,
-      });
-    }
+    const identifiers = [...new Set(content.slice(0, MAX_REFERENCE_SCAN).match(IDENTIFIER) ?? [])];
+    shipped.push({ entry, file, container, identifiers, relations });
     candidates.push({
       id: `${file.path}#${entry.key}`,
       kind: "symbol",
@@ -179,5 +277,6 @@ export function buildCandidates(
       relations,
     });
   }
+  addReferences(shipped, table, options.maxReferences, symbolUri, uriOf);
   return { candidates, stale, skipped };
 }

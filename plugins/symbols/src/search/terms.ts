@@ -70,6 +70,15 @@ function codeShaped(token: string): boolean {
 
 const EXTENSIONS = new Set(INDEXED_EXTENSIONS.map((extension) => extension.slice(1)));
 
+/**
+ * Whether a query looks a symbol up rather than describing a goal in prose: at most
+ * two names, or names that are all written like code (`Config.retry`, `parse_config`,
+ * `createSourceFile`). A lookup is ranked by the match tiers; prose by its words.
+ */
+export function isLookup(terms: QueryTerms): boolean {
+  return terms.names.length <= 2 || terms.names.every((name) => codeShaped(name.qualified?.text ?? name.name));
+}
+
 /** Reads a query text into {@link QueryTerms}. */
 export function queryTerms(text: string): QueryTerms {
   const quoted = new Set<string>();
