@@ -1,7 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { splitWords } from "../search/words.js";
-import { hasHash, identHash, stemWord, termBag, termCount, textWords } from "./bag.js";
+import {
+  hasHash,
+  identHash,
+  stemWord,
+  termBag,
+  termCount,
+  textWords,
+  typedArrayReplacer,
+  typedArrayReviver,
+} from "./bag.js";
 
 describe("stemWord", () => {
   it("brings plurals and -ing/-ed forms together, keeps short words", () => {
@@ -89,5 +98,17 @@ describe("termBag", () => {
   it("counts no term in an empty or symbol-only text", () => {
     expect(termBag("").terms.length).toBe(0);
     expect(termBag("{}();\n  // ... 123").length).toBe(0);
+  });
+});
+
+describe("typedArrayReplacer / typedArrayReviver", () => {
+  it("carry a bag through JSON, as the worker pool sends extractions, unchanged", () => {
+    const bag = termBag("export function retryRequest(retries: number) { return retryRequest(retries - 1); }");
+    const outcome = { id: 3, outcome: { kind: "extracted", extraction: { status: "ok", symbols: [], bag } } };
+    const back = JSON.parse(JSON.stringify([outcome], typedArrayReplacer), typedArrayReviver);
+    expect(back).toEqual([outcome]);
+    expect(back[0].outcome.extraction.bag.terms).toBeInstanceOf(Uint32Array);
+    // Without them, JSON turns the arrays into objects of numbered keys.
+    expect(JSON.parse(JSON.stringify(bag)).terms).not.toBeInstanceOf(Uint32Array);
   });
 });

@@ -359,3 +359,23 @@ export function stemWord(word: string): string {
   for (let i = 0; i < word.length; i++) codes[i] = word.charCodeAt(i);
   return String.fromCharCode(...codes.subarray(0, stemCodes(codes, codes.length)));
 }
+
+/**
+ * A JSON.stringify replacer that writes a Uint32Array (a bag's arrays) as `{ "u32":
+ * base64 }`: the worker pool sends extractions across threads as JSON, which would
+ * otherwise turn a typed array into an object of numbered keys.
+ */
+export function typedArrayReplacer(_key: string, value: unknown): unknown {
+  return value instanceof Uint32Array
+    ? { u32: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") }
+    : value;
+}
+
+/** The JSON.parse reviver that reads back what {@link typedArrayReplacer} wrote. */
+export function typedArrayReviver(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== "object" || typeof (value as { u32?: unknown }).u32 !== "string") return value;
+  const bytes = Buffer.from((value as { u32: string }).u32, "base64");
+  const words = new Uint32Array(bytes.byteLength >>> 2);
+  new Uint8Array(words.buffer).set(bytes.subarray(0, words.byteLength));
+  return words;
+}

@@ -188,12 +188,21 @@ describe("Indexer", () => {
     const inline = open(fixtures.root).indexer;
     await inline.build();
     const expected = [...inline.table.files()].map((file) => [file.path, names(inline, file.path)]).sort();
+    // Term bags too: they cross from the workers as JSON, typed arrays and all.
+    const bags = new Map([...inline.table.files()].map((file) => [file.path, inline.table.bag(file.id)]));
+    expect(bags.get("gen/module7.ts")?.terms.length).toBeGreaterThan(0);
     await inline.close();
     rmSync(join(fixtures.root, "index.db"));
     const pooled = open(fixtures.root, { workers: 1 }).indexer;
     const stats = await pooled.build();
     expect(stats.parsed).toBe(67);
     expect([...pooled.table.files()].map((file) => [file.path, names(pooled, file.path)]).sort()).toEqual(expected);
+    for (const file of pooled.table.files()) expect(pooled.table.bag(file.id), file.path).toEqual(bags.get(file.path));
+    await pooled.close();
+    // And as stored: the cache reopened holds the same bags.
+    const reopened = open(fixtures.root).indexer;
+    for (const file of reopened.table.files())
+      expect(reopened.table.bag(file.id), file.path).toEqual(bags.get(file.path));
   });
 
   it("never indexes its own cache directory", async () => {

@@ -9,7 +9,9 @@
  * Run from TypeScript sources (tests), a worker cannot load `.ts` on its own, so
  * it is bootstrapped through tsx, which is what runs those sources.
  */
+
 import { Worker } from "node:worker_threads";
+import { typedArrayReviver } from "../extract/bag.js";
 import type { ExtractJob, ExtractOutcome } from "./read-extract.js";
 
 /** Jobs per message. */
@@ -75,7 +77,7 @@ export class ExtractionPool {
         return;
       }
       slot.batches--;
-      for (const { id, outcome } of JSON.parse(text) as { id: number; outcome: ExtractOutcome }[]) {
+      for (const { id, outcome } of JSON.parse(text, typedArrayReviver) as { id: number; outcome: ExtractOutcome }[]) {
         const pending = slot.jobs.get(id);
         slot.jobs.delete(id);
         pending?.done(outcome);
