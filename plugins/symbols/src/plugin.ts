@@ -111,25 +111,40 @@ export function symbols(options: SymbolsOptions): Plugin {
     for (let attempt = 0; ; attempt++) {
       signal.throwIfAborted();
       const table = index.table;
-      const found = findSymbols(table, terms, anchors, limit);
       const read: SourceReader = (fileId) => {
         const file = table.file(fileId);
         return file !== undefined ? sources.read(join(resolved.root, file.path), file) : null;
       };
       // A lookup ("parseConfig", "Config.retry") goes by the match tiers; prose by words and structure.
-      let ranked: readonly Ranked[] = found.top;
+      let ranked: readonly Ranked[] = [];
       let stale: string[] = [];
+      let matched = 0;
       if (!isLookup(terms) && prose.length > 0 && limit > 0) {
-        const answer = rankProse({ table, terms: prose, named: found, anchors, fields, graphs, read });
-        ranked = answer.frames.length > 0 ? answer.frames.slice(0, limit) : found.top;
+        const answer = rankProse({
+          table,
+          terms: prose,
+          names: terms.names.map((name) => name.qualified?.text ?? name.name),
+          anchors,
+          fields,
+          graphs,
+          read,
+          maxFrames: query.max_frames,
+        });
+        ranked = answer.frames.slice(0, limit);
+        matched = answer.files;
         stale = answer.stale;
+      }
+      if (ranked.length === 0) {
+        const found = findSymbols(table, terms, anchors, limit);
+        ranked = found.top;
+        matched = found.total;
       }
       const planned = planFrames(ranked, table, read, {
         maxTokens: query.max_tokens,
         maxFrames: query.max_frames,
         maxContentLines: resolved.maxContentLines,
       });
-      const built = buildCandidates(planned, table, { ...resolved, root: resolved.root, sources });
+      const built = buildCandidates(planned, table, { ...resolved, root: resolved.root, sources, graphs });
       stale = [...new Set([...stale, ...built.stale])];
       // A file changed under the index: re-index it and rank again, once. (While building, the build gets to it.)
       if (stale.length > 0 && attempt === 0 && index.building === undefined) {
@@ -138,10 +153,10 @@ export function symbols(options: SymbolsOptions): Plugin {
         continue;
       }
       log.debug(
-        `${terms.names.length} terms, ${found.total} matching symbols of ${index.table.symbolCount}, ` +
+        `${terms.names.length} terms, ${matched} matching symbols or files of ${index.table.symbolCount} symbols, ` +
           `${built.candidates.length} candidates`,
       );
-      return { candidates: built.candidates, omitted: Math.max(0, found.total - found.top.length) };
+      return { candidates: built.candidates, omitted: Math.max(0, matched - ranked.length) };
     }
   }
 

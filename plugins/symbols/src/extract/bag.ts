@@ -325,6 +325,16 @@ export function textWords(text: string): BagWord[] {
   return words;
 }
 
+/**
+ * Each word of `text` as {@link textWords} reads it, by hash alone (no strings made):
+ * `take(hash, at)` with `at` the offset of the identifier the word is part of.
+ */
+export function textHashes(text: string, take: (hash: number, at: number) => void): void {
+  identifiers(text, (start, end) => {
+    identWords(text, start, end, (length) => take(hashWord(scratch, length), start));
+  });
+}
+
 /** The count of `hash` in a bag's sorted `[hash, count]` pairs, or 0. */
 export function termCount(terms: Uint32Array, hash: number): number {
   let low = 0;

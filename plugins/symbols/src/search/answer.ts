@@ -22,8 +22,8 @@
  * doc comment when the doc and signature fit, from the signature when tight.
  */
 import { posix } from "node:path";
-import { type BagWord, textWords } from "../extract/bag.js";
-import type { AnchorHints, FindResult, Ranked } from "./find.js";
+import { textHashes } from "../extract/bag.js";
+import type { AnchorHints, Ranked } from "./find.js";
 import { type GraphCache, personalizedPageRank } from "./graph.js";
 import { Tier } from "./match.js";
 import type { NameEntry, NameTable } from "./name-table.js";
@@ -70,6 +70,8 @@ const MIN_SHARE = 24;
 export interface ProseRanking {
   /** Frames in shipping order (scores descending). */
   readonly frames: Ranked[];
+  /** How many files had any evidence at all. */
+  readonly files: number;
   /** Files whose text no longer matches the index: re-index, then ask again. */
   readonly stale: string[];
 }
@@ -79,19 +81,22 @@ export type SourceReader = (fileId: number) => Source | null;
 
 /**
  * Ranks definitions for a prose goal: files by BM25, PageRank and exact-name evidence,
- * then definitions within each file by the goal's words in their lines. `named` is the
- * tier scan's result for the same query (its exact matches are evidence).
+ * then definitions within each file by the goal's words in their lines. `names` are the
+ * goal's identifiers as written (`fetch`, `Object.create`): a definition of exactly that
+ * name is evidence for its file, the more so the fewer files define it.
  */
 export function rankProse(options: {
   table: NameTable;
   terms: readonly ProseTerm[];
-  named: FindResult;
+  names: readonly string[];
   anchors: AnchorHints;
   fields: ProseFields;
   graphs: GraphCache;
   read: SourceReader;
+  /** The query's max_frames: only that many files need a definition chosen (and second ones only if fewer files). */
+  maxFrames: number;
 }): ProseRanking {
-  const { table, terms, named, anchors } = options;
+  const { table, terms, anchors } = options;
   const lexical = rankFiles(table, terms, options.fields);
   const weights = termWeights(table, terms);
   const weightTotal = weights.reduce((sum, weight) => sum + weight, 0) || 1;
@@ -107,12 +112,17 @@ export function rankProse(options: {
   }
   const anchored = anchoredFiles(table, anchors);
   for (const [fileId, weight] of anchored) evidence.set(fileId, (evidence.get(fileId) ?? 0) + PROSE.anchor * weight);
-  for (const ranked of named.top) {
-    if (ranked.tier !== Tier.Exact && ranked.tier !== Tier.CaseInsensitive) continue;
-    const share = exactShare(ranked.entry, termIndex, weights) / weightTotal;
-    if (share > 0)
-      evidence.set(ranked.entry.fileId, (evidence.get(ranked.entry.fileId) ?? 0) + PROSE.exactName * share);
+  const exact = new Map<number, number>();
+  for (const written of new Set(options.names)) {
+    const definitions = table.named(written.slice(Math.max(written.lastIndexOf("."), written.lastIndexOf(":")) + 1));
+    if (definitions.length === 0) continue;
+    const share = exactShare(definitions[0] as NameEntry, termIndex, weights) / weightTotal;
+    if (share <= 0) continue;
+    const definers = new Set(definitions.map((entry) => entry.fileId));
+    const value = (PROSE.exactName * share) / definers.size;
+    for (const fileId of definers) exact.set(fileId, Math.max(exact.get(fileId) ?? 0, value));
   }
+  for (const [fileId, value] of exact) evidence.set(fileId, (evidence.get(fileId) ?? 0) + value);
 
   // Structure: PageRank seeded by the leading files and the anchors.
   const graph = options.graphs.of(table);
@@ -151,6 +161,7 @@ export function rankProse(options: {
   const firsts: Ranked[] = [];
   const seconds: Ranked[] = [];
   for (const file of files) {
+    if (firsts.length >= options.maxFrames) break;
     const row = table.file(file.fileId);
     if (row === undefined) continue;
     const source = options.read(file.fileId);
@@ -158,7 +169,14 @@ export function rankProse(options: {
       stale.push(row.path);
       continue;
     }
-    const chosen = chooseDefinitions(table.entriesOf(file.fileId), source, terms, weights, 2);
+    // Second definitions ship only when fewer files than frames have one: then choose two.
+    const chosen = chooseDefinitions(
+      table.entriesOf(file.fileId),
+      source,
+      terms,
+      weights,
+      files.length < options.maxFrames ? 2 : 1,
+    );
     const score = 0.05 + 0.94 * confidence * (0.25 + 0.75 * (top > 0 ? file.value / top : 0));
     const [first, second] = chosen;
     if (first !== undefined) firsts.push({ entry: first, path: row.path, score, tier: "context" });
@@ -166,16 +184,16 @@ export function rankProse(options: {
       seconds.push({ entry: second, path: row.path, score: score * PROSE.secondFrame, tier: "context" });
     }
   }
-  return { frames: [...firsts, ...seconds], stale };
+  return { frames: [...firsts, ...seconds], files: evidence.size, stale };
 }
 
 /** The goal's IDF weight that a symbol's own name spells exactly (its words are goal words). */
 function exactShare(entry: NameEntry, termIndex: ReadonlyMap<number, number>, weights: readonly number[]): number {
   let share = 0;
-  for (const word of textWords(entry.name)) {
-    const index = termIndex.get(word.hash);
+  textHashes(entry.name, (hash) => {
+    const index = termIndex.get(hash);
     if (index !== undefined) share += weights[index] as number;
-  }
+  });
   return share;
 }
 
@@ -203,6 +221,10 @@ function anchoredFiles(table: NameTable, anchors: AnchorHints): Map<number, numb
  * over each definition's words, with its own name's words counted again), best first,
  * none overlapping one before it. A file with no word of the goal in any definition
  * offers its first top-level one.
+ *
+ * The file is read once: per line, how many words it has and how often each goal word
+ * occurs, as running sums, so a definition's counts are two lookups per word however
+ * deeply definitions nest.
  */
 export function chooseDefinitions(
   entries: readonly NameEntry[],
@@ -214,24 +236,34 @@ export function chooseDefinitions(
   if (entries.length === 0) return [];
   const index = new Map(terms.map((term, i) => [term.hash, i]));
   const lineCount = source.starts.length - 1;
+  const width = terms.length + 1; // goal words, then all words
+  const sums = new Int32Array((lineCount + 1) * width);
+  let line = 1;
+  textHashes(source.text, (hash, at) => {
+    while (line < lineCount && (source.starts[line] as number) <= at) line++;
+    const base = line * width;
+    sums[base + terms.length] = (sums[base + terms.length] as number) + 1;
+    const term = index.get(hash);
+    if (term !== undefined) sums[base + term] = (sums[base + term] as number) + 1;
+  });
+  for (let row = 1; row <= lineCount; row++) {
+    for (let k = 0; k < width; k++)
+      sums[row * width + k] = (sums[row * width + k] as number) + (sums[(row - 1) * width + k] as number);
+  }
   const scored: { entry: NameEntry; score: number; length: number; counts: number[] }[] = [];
   let totalLength = 0;
   for (const entry of entries) {
     const start = Math.max(1, Math.min(entry.docStartLine ?? entry.startLine, entry.startLine));
     const end = Math.min(entry.endLine, lineCount);
     if (start > end) continue;
-    const words: BagWord[] = textWords(source.text.slice(source.starts[start - 1], source.starts[end]));
-    const counts = terms.map(() => 0);
-    for (const word of words) {
-      const at = index.get(word.hash);
-      if (at !== undefined) counts[at] = (counts[at] as number) + 1;
-    }
-    for (const word of textWords(entry.name)) {
-      const at = index.get(word.hash);
+    const counts = terms.map((_, k) => (sums[end * width + k] as number) - (sums[(start - 1) * width + k] as number));
+    const length = (sums[end * width + terms.length] as number) - (sums[(start - 1) * width + terms.length] as number);
+    textHashes(entry.name, (hash) => {
+      const at = index.get(hash);
       if (at !== undefined) counts[at] = (counts[at] as number) + 2;
-    }
-    scored.push({ entry, score: 0, length: words.length, counts });
-    totalLength += words.length;
+    });
+    scored.push({ entry, score: 0, length, counts });
+    totalLength += length;
   }
   const mean = Math.max(1, totalLength / Math.max(1, scored.length));
   for (const item of scored) {

@@ -11,11 +11,12 @@
 import { join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Candidate } from "ocp-provider";
-import { hasHash, identHash } from "../extract/bag.js";
+import { identHash } from "../extract/bag.js";
 import { RootReader } from "ocp-provider/fs";
 import type { FileRow } from "../store/store.js";
 import type { PlannedFrame } from "./answer.js";
 import type { Ranked } from "./find.js";
+import { GraphCache, type ReferenceGraph } from "./graph.js";
 import type { NameEntry, NameTable } from "./name-table.js";
 import { type Source, SourceCache } from "./sources.js";
 
@@ -127,13 +128,14 @@ const describe = (entry: NameEntry) => `${entry.qualifiedName} (${entry.kind})`;
  * — other candidates of the same answer first, then any symbol the name resolves to
  * (see resolveName) — and `referenced-by` for who names it: candidates of the same
  * answer first, then other files whose text uses the name (the reference graph's
- * edges). Each kind at most `max` per candidate. Names of fewer than three characters,
+ * links). Each kind at most `max` per candidate. Names of fewer than three characters,
  * or defined in more than {@link MAX_CALLER_DEFINERS} files, get no callers: they say
  * too little about which definition is meant.
  */
 function addReferences(
   shipped: readonly Shipped[],
   table: NameTable,
+  graph: ReferenceGraph,
   max: number,
   symbolUri: (entry: NameEntry, file: FileRow) => string,
   uriOf: (file: FileRow) => string,
@@ -193,15 +195,16 @@ function addReferences(
     }
     const name = item.entry.name;
     if (count >= max || name.length < 3) continue;
-    const definers = new Set(table.named(name).map((entry) => entry.fileId));
-    if (definers.size > MAX_CALLER_DEFINERS) continue;
-    const hash = identHash(name);
-    const using: FileRow[] = [];
-    for (const file of table.files()) {
-      if (!files.has(file.id) && !definers.has(file.id) && hasHash(table.bag(file.id).idents, hash)) using.push(file);
-    }
-    using.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    for (const file of using.slice(0, max - count)) {
+    // The graph knows who uses each name it links by, in path order; the first few are enough.
+    const named = graph.names.get(identHash(name));
+    if (named === undefined || named.files.length > MAX_CALLER_DEFINERS) continue;
+    for (const user of named.users) {
+      if (count >= max) break;
+      const fileId = graph.fileIds[user] as number;
+      const file = table.file(fileId);
+      if (file === undefined || files.has(fileId) || named.files.includes(user)) continue;
+      count++;
+      files.add(fileId);
       item.relations.push({ rel: "referenced-by", targetUri: uriOf(file), displayName: file.path });
     }
   }
@@ -214,7 +217,7 @@ const MAX_CALLER_DEFINERS = 3;
 export function buildCandidates(
   ranked: readonly (Ranked | PlannedFrame)[],
   table: NameTable,
-  options: ContentLimits & { root: string; sources?: SourceCache },
+  options: ContentLimits & { root: string; sources?: SourceCache; graphs?: GraphCache },
 ): BuiltCandidates {
   const candidates: Candidate[] = [];
   const stale: string[] = [];
@@ -277,6 +280,9 @@ export function buildCandidates(
       relations,
     });
   }
-  addReferences(shipped, table, options.maxReferences, symbolUri, uriOf);
+  if (shipped.length > 0) {
+    const graph = (options.graphs ?? new GraphCache()).of(table);
+    addReferences(shipped, table, graph, options.maxReferences, symbolUri, uriOf);
+  }
   return { candidates, stale, skipped };
 }

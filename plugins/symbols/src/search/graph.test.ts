@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { termBag } from "../extract/bag.js";
 import type { FileRow, SymbolRow } from "../store/store.js";
-import { buildGraph, MAX_DEFINERS, personalizedPageRank, type ReferenceGraph } from "./graph.js";
+import { buildGraph, MAX_DEFINERS, personalizedPageRank, type ReferenceGraph, reverse } from "./graph.js";
 import { NameTable } from "./name-table.js";
 
 /** A graph of `size` nodes from weighted links (duplicates add up), rows normalised as buildGraph does. */
@@ -31,6 +31,8 @@ function graphOf(size: number, links: readonly [number, number, number][]): Refe
     rowStart,
     targets: Int32Array.from(targets),
     shares: Float64Array.from(shares),
+    ...reverse(rowStart, targets),
+    names: new Map(),
     version: 0,
   };
 }
@@ -202,6 +204,15 @@ describe("buildGraph", () => {
     expect(links("config.ts")).toEqual(["files.ts"]);
     expect(links("main.ts")).toEqual(["config.ts"]);
     expect(links("files.ts")).toEqual([]);
+    const linkedFrom = (path: string) => {
+      const node = graph.nodes.get(table.fileByPath(path)?.id as number) as number;
+      return [...graph.sources.subarray(graph.sourceStart[node], graph.sourceStart[node + 1])].map(
+        (source) => table.file(graph.fileIds[source] as number)?.path,
+      );
+    };
+    expect(linkedFrom("files.ts")).toEqual(["config.ts"]);
+    expect(linkedFrom("config.ts")).toEqual(["main.ts"]);
+    expect(linkedFrom("main.ts")).toEqual([]);
     // Seeded at main.ts, the walk reaches config.ts, then files.ts.
     const rank = personalizedPageRank(
       graph,

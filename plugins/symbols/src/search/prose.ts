@@ -12,7 +12,7 @@
  * - English function words are not searched.
  */
 import { posix } from "node:path";
-import { type BagWord, termCount, textWords } from "../extract/bag.js";
+import { type BagWord, termCount, textHashes, textWords } from "../extract/bag.js";
 import type { NameEntry, NameTable } from "./name-table.js";
 
 /** A word of the goal, with how often the goal says it. */
@@ -121,10 +121,10 @@ export interface FileRelevance {
   readonly coverage: number;
 }
 
-/** `[hash, count]` pairs of `words`, sorted by hash. */
-function countWords(words: readonly BagWord[]): Uint32Array {
+/** `[hash, count]` pairs of the words of `texts`, sorted by hash. */
+function countWords(texts: readonly string[]): Uint32Array {
   const counts = new Map<number, number>();
-  for (const { hash } of words) counts.set(hash, (counts.get(hash) ?? 0) + 1);
+  for (const text of texts) textHashes(text, (hash) => counts.set(hash, (counts.get(hash) ?? 0) + 1));
   const pairs = new Uint32Array(2 * counts.size);
   [...counts.keys()]
     .sort((a, b) => a - b)
@@ -145,7 +145,7 @@ export class ProseFields {
     let words = this.paths.get(path);
     if (words === undefined) {
       const extension = posix.extname(path);
-      words = countWords(textWords(extension !== "" ? path.slice(0, -extension.length) : path));
+      words = countWords([extension !== "" ? path.slice(0, -extension.length) : path]);
       this.paths.set(path, words);
       // Paths of deleted files linger: a bound keeps it from growing without end.
       if (this.paths.size > 200_000) this.paths.clear();
@@ -157,7 +157,7 @@ export class ProseFields {
   nameWords(entries: readonly NameEntry[]): Uint32Array {
     let words = this.names.get(entries);
     if (words === undefined) {
-      words = countWords(entries.flatMap((entry) => textWords(entry.name)));
+      words = countWords(entries.map((entry) => entry.name));
       this.names.set(entries, words);
     }
     return words;
@@ -186,18 +186,22 @@ export function rankFiles(table: NameTable, terms: readonly ProseTerm[], fields:
   const demoteTests = !aboutTests(terms);
   const scored: { fileId: number; path: string; length: number; body: number[]; path_: Uint32Array }[] = [];
   const inPaths = terms.map(() => 0);
+  const counts = new Int32Array(terms.length);
   for (const file of table.files()) {
     const bag = table.bag(file.id);
     const pathWords = fields.pathWords(file.path);
     let any = false;
-    const body = terms.map((term, i) => {
-      const count = termCount(bag.terms, term.hash);
-      const inPath = termCount(pathWords, term.hash) > 0;
-      if (inPath) inPaths[i] = (inPaths[i] as number) + 1;
-      if (count > 0 || inPath) any = true;
-      return count;
-    });
-    if (any) scored.push({ fileId: file.id, path: file.path, length: bag.length, body, path_: pathWords });
+    for (let i = 0; i < terms.length; i++) {
+      const hash = (terms[i] as ProseTerm).hash;
+      const count = termCount(bag.terms, hash);
+      counts[i] = count;
+      if (count > 0) any = true;
+      if (pathWords.length > 0 && termCount(pathWords, hash) > 0) {
+        inPaths[i] = (inPaths[i] as number) + 1;
+        any = true;
+      }
+    }
+    if (any) scored.push({ fileId: file.id, path: file.path, length: bag.length, body: [...counts], path_: pathWords });
   }
   // A goal word that names few paths points at them: its IDF among paths, as a share of the goal's weight.
   const pathWeights = inPaths.map((count) =>
