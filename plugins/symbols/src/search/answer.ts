@@ -56,12 +56,17 @@ export const PROSE: Record<"files" | "seeds" | "pagerank" | "anchor" | "exactNam
   anchor: 0.5,
   /** What a file gains per goal word that exactly names one of its definitions, × that word's IDF share. */
   exactName: 0.5,
-  /** A second frame from a file scores this share of the file's first. */
+  /** Second frames from files score this share of the lowest first frame, times their file's standing. */
   secondFrame: 0.5,
 };
 
-/** Bytes per token assumed when sizing a frame to its share (code runs 3.3–4.7 under o200k_base). */
-export const BYTES_PER_TOKEN = 3.5;
+/**
+ * How a frame is sized to its share: characters per token assumed, measured under
+ * o200k_base on this repository, hono, express and sphinx — TypeScript and JavaScript
+ * 3.3–3.8, Python 4.4–4.7 (too few per token leaves budget unspent, too many cuts or
+ * drops the last frames).
+ */
+export const PLAN = { charsPerToken: 3.6, pythonCharsPerToken: 4.2 };
 
 /** A share smaller than this many tokens still ships the symbol's first line (the packer cuts the rest). */
 const MIN_SHARE = 24;
@@ -139,7 +144,7 @@ export function rankProse(options: {
   let rankTop = 0;
   for (const value of rank) rankTop = Math.max(rankTop, value);
   if (rankTop > 0) {
-    // Only files with some evidence of their own, or among the best-ranked by structure, are considered.
+    // The files structure ranks best join in, whether or not their own words match.
     const byRank = [...rank.keys()].filter((node) => (rank[node] as number) > 0);
     byRank.sort((a, b) => (rank[b] as number) - (rank[a] as number) || a - b);
     for (const node of byRank.slice(0, PROSE.files)) {
@@ -184,7 +189,14 @@ export function rankProse(options: {
       seconds.push({ entry: second, path: row.path, score: score * PROSE.secondFrame, tier: "context" });
     }
   }
-  return { frames: [...firsts, ...seconds], files: evidence.size, stale };
+  // Second frames rank below every first one: each file has its turn before any has two.
+  const floor = Math.min(...firsts.map((frame) => frame.score));
+  const ceiling = Math.max(...firsts.map((frame) => frame.score));
+  const below = seconds.map((frame) => ({
+    ...frame,
+    score: floor * PROSE.secondFrame * (ceiling > 0 ? frame.score / (ceiling * PROSE.secondFrame) : 0),
+  }));
+  return { frames: [...firsts, ...below], files: evidence.size, stale };
 }
 
 /** The goal's IDF weight that a symbol's own name spells exactly (its words are goal words). */
@@ -324,19 +336,21 @@ export function planFrames(
     }
     // A symbol the query names (exactly, or by a prefix) ships as itself; a goal's pick may bring its container.
     const named = frame.tier === Tier.Exact || frame.tier === Tier.CaseInsensitive || frame.tier === Tier.Prefix;
-    const lines = fitLines(frame.entry, table, source, share, limits.maxContentLines, !named);
+    const perToken =
+      table.file(frame.entry.fileId)?.language === "python" ? PLAN.pythonCharsPerToken : PLAN.charsPerToken;
+    const lines = fitLines(frame.entry, table, source, share * perToken, limits.maxContentLines, !named);
     planned.push({ ...frame, lines });
-    remaining = Math.max(0, remaining - estimate(source, lines.start, lines.end));
+    remaining = Math.max(0, remaining - chars(source, lines.start, lines.end) / perToken);
   }
   return planned;
 }
 
-/** Estimated tokens of lines `[start, end]` (UTF-16 length over bytes per token: close enough to size a share). */
-function estimate(source: Source, start: number, end: number): number {
-  return ((source.starts[end] as number) - (source.starts[start - 1] as number)) / BYTES_PER_TOKEN;
+/** The length of lines `[start, end]` in UTF-16 units: over characters per token, close enough to size a share. */
+function chars(source: Source, start: number, end: number): number {
+  return (source.starts[end] as number) - (source.starts[start - 1] as number);
 }
 
-/** The lines of `entry` that best use `share` tokens; with `widen`, a small member may bring its container. */
+/** The lines of `entry` that best use a share of `share` characters; with `widen`, a small member may bring its container. */
 export function fitLines(
   entry: NameEntry,
   table: NameTable,
@@ -349,7 +363,7 @@ export function fitLines(
   const docStart = Math.max(1, Math.min(entry.docStartLine ?? entry.startLine, entry.startLine));
   const end = Math.min(entry.endLine, lineCount);
   const whole = { start: docStart, end: Math.min(end, docStart + maxLines - 1) };
-  const cost = estimate(source, whole.start, whole.end);
+  const cost = chars(source, whole.start, whole.end);
   if (cost <= share) {
     // A small member (a field, a one-line method) brings its container when all of it fits.
     if (widen && entry.container !== undefined && cost < share / 4) {
@@ -357,14 +371,14 @@ export function fitLines(
       if (container !== undefined && container.startLine <= entry.startLine && container.endLine >= entry.endLine) {
         const from = Math.max(1, Math.min(container.docStartLine ?? container.startLine, container.startLine));
         const to = Math.min(container.endLine, lineCount);
-        if (to - from + 1 <= maxLines && estimate(source, from, to) <= share) return { start: from, end: to };
+        if (to - from + 1 <= maxLines && chars(source, from, to) <= share) return { start: from, end: to };
       }
     }
     return whole;
   }
   // Tight: from the doc comment if the doc and the declaration's first line fit, else from the declaration.
-  const start = estimate(source, docStart, Math.min(end, entry.startLine)) <= share ? docStart : entry.startLine;
+  const start = chars(source, docStart, Math.min(end, entry.startLine)) <= share ? docStart : entry.startLine;
   let last = start;
-  while (last < end && last - start + 1 < maxLines && estimate(source, start, last + 1) <= share) last++;
+  while (last < end && last - start + 1 < maxLines && chars(source, start, last + 1) <= share) last++;
   return { start, end: last };
 }
