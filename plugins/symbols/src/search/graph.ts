@@ -81,24 +81,32 @@ export function buildGraph(table: NameTable): ReferenceGraph {
   const rowStart = new Int32Array(fileIds.length + 1);
   const targets: number[] = [];
   const shares: number[] = [];
-  const row = new Map<number, number>();
+  // One row at a time: weights by target in a dense scratch array, the targets touched listed.
+  const weights = new Float64Array(fileIds.length);
+  const touched: number[] = [];
   for (let node = 0; node < fileIds.length; node++) {
-    row.clear();
     const idents = table.bag(fileIds[node] as number).idents;
     for (let i = 0; i < idents.length; i++) {
       const defined = definers.get(idents[i] as number);
       if (defined === undefined || defined.files.length > MAX_DEFINERS) continue;
       defined.users.push(node);
       const each = defined.weight / defined.files.length;
-      for (const target of defined.files) if (target !== node) row.set(target, (row.get(target) ?? 0) + each);
+      for (const target of defined.files) {
+        if (target === node) continue;
+        if (weights[target] === 0) touched.push(target);
+        weights[target] = (weights[target] as number) + each;
+      }
     }
     let sum = 0;
-    for (const weight of row.values()) sum += weight;
-    // Sorted targets: the same table always makes the same graph, whatever the map's order.
-    for (const target of [...row.keys()].sort((a, b) => a - b)) {
+    for (const target of touched) sum += weights[target] as number;
+    // Sorted targets: the same table always makes the same graph.
+    touched.sort((a, b) => a - b);
+    for (const target of touched) {
       targets.push(target);
-      shares.push((row.get(target) as number) / sum);
+      shares.push((weights[target] as number) / sum);
+      weights[target] = 0;
     }
+    touched.length = 0;
     rowStart[node + 1] = targets.length;
   }
   const { sourceStart, sources } = reverse(rowStart, targets);
