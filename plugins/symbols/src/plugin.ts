@@ -3,7 +3,6 @@
  * to it — from an index of every definition under the root, kept fresh as files change.
  */
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { parseAnchors } from "ocp-plugin-ripgrep";
 import { type ContextQuery, definePlugin, type Logger, type Plugin, type SearchOutput, UserError } from "ocp-provider";
 import { RootReader } from "ocp-provider/fs";
@@ -113,7 +112,7 @@ export function symbols(options: SymbolsOptions): Plugin {
       const table = index.table;
       const read: SourceReader = (fileId) => {
         const file = table.file(fileId);
-        return file !== undefined ? sources.read(join(resolved.root, file.path), file) : null;
+        return file !== undefined ? sources.read(file.path, file) : null;
       };
       // A lookup ("parseConfig", "Config.retry") goes by the match tiers; prose by words and structure.
       let ranked: readonly Ranked[] = [];
