@@ -11,8 +11,8 @@
 import { join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Candidate } from "ocp-provider";
-import { identHash } from "../extract/bag.js";
 import { RootReader } from "ocp-provider/fs";
+import { identHash } from "../extract/bag.js";
 import type { FileRow } from "../store/store.js";
 import type { PlannedFrame } from "./answer.js";
 import type { Ranked } from "./find.js";
