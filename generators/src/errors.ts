@@ -2,6 +2,7 @@
  * Errors of the scaffolder and the codemods: a stable code and a message written for
  * the person at the terminal (see docs/create.md for the list).
  */
+import { CodedError } from "ocp-provider/cli";
 
 /** Stable codes of the generator's errors. */
 export const CREATE_ERROR_CODES = {
@@ -25,12 +26,9 @@ export const CREATE_ERROR_CODES = {
 export type CreateErrorCode = (typeof CREATE_ERROR_CODES)[keyof typeof CREATE_ERROR_CODES];
 
 /** An error of the scaffolder or a codemod, with a stable code. */
-export class CreateError extends Error {
-  /** The stable code, e.g. `OCP_ERR_CREATE_TARGET_NOT_EMPTY`. */
-  readonly code: CreateErrorCode;
+export class CreateError extends CodedError<CreateErrorCode> {
   constructor(code: CreateErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = "CreateError";
-    this.code = code;
   }
 }
