@@ -69,7 +69,7 @@ async function serveCommand(args: string[]): Promise<void> {
     }
   }
   // Loaded here: the HTTP server's modules are no cost to `ocp query` or `ocp --help`.
-  const { serveProvider } = await import("../transport/serve.js");
+  const { serveProvider } = await import("../transport/serve-provider.js");
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
   await serveProvider(() => loadProvider(module), { http, token: values.token, allowedOrigins });
 }
