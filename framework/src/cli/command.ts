@@ -34,6 +34,8 @@ export class CommandArgs {
     readonly values: Readonly<Record<string, Value>>,
     /** The positional arguments. */
     readonly positionals: readonly string[],
+    /** What came after `--`, untouched, when the command passes it on (a child's command line). */
+    readonly rest: readonly string[] = [],
   ) {}
 
   /** True when the option was given at all. */
@@ -139,6 +141,12 @@ export interface CommandSpec {
   options?: OptionSpecs;
   /** Accept `--no-<flag>` for boolean options. */
   allowNegative?: boolean;
+  /** Without subcommands: positional arguments allowed, at most (default 0). */
+  positionals?: number;
+  /** Without subcommands: leave what follows `--` unparsed, as {@link CommandArgs.rest}. */
+  passThrough?: boolean;
+  /** An empty line prints the usage there and exits 2 (with subcommands: on stderr, always). */
+  emptyUsage?: "stdout" | "stderr";
   /** Without subcommands: what the command does with its parsed line. */
   run?(args: CommandArgs): Promise<CommandResult> | CommandResult;
   /** Subcommands by name: `<name> <command> [options]`. */
@@ -168,13 +176,21 @@ export async function runCommand(
 ): Promise<number | "serving"> {
   let command: string | undefined;
   try {
+    if (argv.length === 0 && (spec.emptyUsage !== undefined || spec.commands !== undefined)) {
+      return written(spec.emptyUsage === "stdout" ? io.stdout : io.stderr, spec.usage, 2);
+    }
     if (spec.commands === undefined) {
       if (wantsHelp(argv)) return written(io.stdout, spec.usage, 0);
-      const args = parseCommandArgs(argv, withBuiltins(spec.options), { allowNegative: spec.allowNegative });
-      if (args.flag("version")) return written(io.stdout, `${await versionOf(spec)}\n`, 0);
+      const dashes = spec.passThrough ? argv.indexOf("--") : -1;
+      const own = dashes === -1 ? argv : argv.slice(0, dashes);
+      const parsed = parseCommandArgs(own, withBuiltins(spec.options), {
+        positionals: spec.positionals,
+        allowNegative: spec.allowNegative,
+      });
+      if (parsed.flag("version")) return written(io.stdout, `${await versionOf(spec)}\n`, 0);
+      const args = dashes === -1 ? parsed : new CommandArgs(parsed.values, parsed.positionals, argv.slice(dashes + 1));
       return (await spec.run?.(args)) ?? 0;
     }
-    if (argv.length === 0) return written(io.stderr, spec.usage, 2);
     if (argv[0] === "--help" || argv[0] === "-h") return written(io.stdout, spec.usage, 0);
     if (argv[0] === "--version") return written(io.stdout, `${await versionOf(spec)}\n`, 0);
     const split = splitCommand(argv, spec.options ?? {});
