@@ -4,6 +4,7 @@
  * `ocp-provider/http`) so importing the core starts no server and no child process.
  */
 
+export { CodedError, isCodedError } from "./coded-error.js";
 export { countLines, sliceLines } from "./pack/lines.js";
 export { type PackOptions, type PackResult, packFrames } from "./pack/pack.js";
 export { ERROR_CODES, type ErrorCode, OcpError, UserError } from "./provider/errors.js";

@@ -6,14 +6,19 @@
 // codemods (create-ocp-provider itself is a devDependency), work without a registry
 // of our packages. Options are create-ocp-provider's (--template, --index, ...).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const args = process.argv.slice(2);
-const WORKSPACES = ["framework", "bridges/mcp", "plugins/ripgrep", "plugins/symbols", "plugins/facts", "generators"];
+// Every plugin folder that declares itself (an "ocp" field in its package.json) is packed.
+const PLUGINS = readdirSync(join(repo, "plugins"), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(join(repo, "plugins", entry.name, "package.json")))
+  .filter((entry) => JSON.parse(readFileSync(join(repo, "plugins", entry.name, "package.json"), "utf8")).ocp)
+  .map((entry) => `plugins/${entry.name}`);
+const WORKSPACES = ["framework", "bridges/mcp", ...PLUGINS, "generators"];
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 // Progress on stderr: stdout is the generator's (its summary, --help).
 const say = (line) => process.stderr.write(`create (from a clone): ${line}\n`);

@@ -2,6 +2,7 @@
  * Errors of the scaffolder and the codemods: a stable code and a message written for
  * the person at the terminal (see docs/create.md for the list).
  */
+import { CodedError } from "ocp-provider/cli";
 
 /** Stable codes of the generator's errors. */
 export const CREATE_ERROR_CODES = {
@@ -19,18 +20,17 @@ export const CREATE_ERROR_CODES = {
   NO_PROVIDER: "OCP_ERR_CODEMOD_NO_PROVIDER",
   /** A codemod target file or project is missing or unreadable. */
   CODEMOD_TARGET: "OCP_ERR_CODEMOD_TARGET",
+  /** A plugin's `"ocp"` field in its package.json is malformed (a field missing, a name taken twice). */
+  PLUGIN_DECLARATION: "OCP_ERR_CREATE_PLUGIN_DECLARATION",
 } as const;
 
 /** One of {@link CREATE_ERROR_CODES}. */
 export type CreateErrorCode = (typeof CREATE_ERROR_CODES)[keyof typeof CREATE_ERROR_CODES];
 
 /** An error of the scaffolder or a codemod, with a stable code. */
-export class CreateError extends Error {
-  /** The stable code, e.g. `OCP_ERR_CREATE_TARGET_NOT_EMPTY`. */
-  readonly code: CreateErrorCode;
+export class CreateError extends CodedError<CreateErrorCode> {
   constructor(code: CreateErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = "CreateError";
-    this.code = code;
   }
 }

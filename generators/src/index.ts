@@ -11,6 +11,7 @@ export {
   addPlugin,
   KNOWN_PLUGINS,
   type KnownPlugin,
+  type KnownPluginSpec,
 } from "./codemods/add-plugin.js";
 export { type GeneratedPlugin, type GeneratePluginOptions, generatePlugin } from "./codemods/generate-plugin.js";
 export { type PluginWiring, type WireResult, wirePlugin } from "./codemods/wire-plugin.js";
@@ -20,13 +21,16 @@ export {
   createProject,
   type PackageManager,
 } from "./create/create-project.js";
+export { type PluginDeclaration, readPluginFolders, referencePlugins } from "./create/reference-plugins.js";
 export {
   INDEX_KINDS,
   type IndexKind,
   TEMPLATE_NAMES,
   TEMPLATES,
   type TemplateName,
+  type TemplateSpec,
   TRANSPORTS,
   type Transport,
+  templateSpec,
 } from "./create/templates.js";
 export { CREATE_ERROR_CODES, CreateError, type CreateErrorCode } from "./errors.js";

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { KNOWN_PLUGINS, TEMPLATE_NAMES } from "create-ocp-provider";
 import { afterAll, describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../../generators/bin/create-ocp-provider.js", import.meta.url));
@@ -66,7 +67,8 @@ describe("create-ocp-provider without a terminal", () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
     expect(stdout).toContain("--template <name>");
-    expect(stdout).toContain("blank | search-index | ripgrep | symbols | facts");
+    // The reference plugins' templates come from their declarations (test/plugins-declared.test.ts).
+    expect(stdout).toContain(TEMPLATE_NAMES.join(" | "));
   });
 
   it("refuses to guess a directory instead of prompting: exit 2 with the command to run", async () => {
@@ -78,10 +80,7 @@ describe("create-ocp-provider without a terminal", () => {
 
   it("names the problem with a bad flag and exits 2, writing nothing", async () => {
     for (const [args, message] of [
-      [
-        ["x1", "--template", "vue"],
-        "--template must be one of blank, search-index, ripgrep, symbols, facts, not 'vue'",
-      ],
+      [["x1", "--template", "vue"], `--template must be one of ${TEMPLATE_NAMES.join(", ")}, not 'vue'`],
       [["x1", "--transport", "ws"], "--transport must be one of stdio, http"],
       [["x1", "--template", "blank", "--index", "sqlite"], "--index applies to --template search-index only"],
       [["x1", "--name", "Bad Name"], "'Bad Name' is not a valid npm package name"],
@@ -268,7 +267,7 @@ describe("create-ocp-provider add plugin / generate plugin", () => {
     expect(missing.stderr).toContain("no defineProvider({ ... }) call");
     const unknown = await run(["add", "plugin", "elastic"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown plugin 'elastic' (expected ripgrep, symbols, facts)");
+    expect(unknown.stderr).toContain(`unknown plugin 'elastic' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
   });
 
   it("generates a plugin with its test and wires it in; refuses to overwrite it", async () => {

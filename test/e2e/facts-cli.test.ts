@@ -11,6 +11,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO, spawnNode } from "../support/child.js";
+import { postEnvelope } from "../support/envelopes.js";
+import { listeningUrl } from "../support/listening.js";
 
 const FACTS_BIN = join(REPO, "plugins/facts/bin/ocp-facts.js");
 const dir = mkdtempSync(join(tmpdir(), "ocp-facts-cli-"));
@@ -135,6 +137,39 @@ describe("ocp-facts", () => {
     }
     expect(await exported("--db", db)).toBe(before);
     expect(existsSync(join(dir, "typo.db"))).toBe(false); // a reader never creates a store
+  });
+
+  it("serves over HTTP with the store option before `serve`, and keeps serving until told to stop", async () => {
+    const store = join(dir, "served.db");
+    expect((await run("functional", "--db", store, "works_at")).code).toBe(0);
+    const child = spawnNode([
+      FACTS_BIN,
+      "--db",
+      store,
+      "serve",
+      "--http",
+      "127.0.0.1:0",
+      "--allow-origin",
+      "https://app.example",
+    ]);
+    try {
+      const url = await listeningUrl(child, 20_000);
+      // The bin once exited 0 right after "listening on" when serve was not the first word.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const handshake = { type: "handshake", protocol_version: "ocp/1.0-draft" };
+      const ack = await postEnvelope(url, handshake, { origin: "https://app.example" });
+      expect(ack).toMatchObject({ status: 200, message: { type: "handshake_ack" } });
+      // --allow-origin, the runner's on every provider bin, names the only other origin served.
+      const evil = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "https://evil.example" },
+        body: JSON.stringify(handshake),
+      });
+      expect(evil.status).toBe(403);
+    } finally {
+      child.process.kill("SIGTERM");
+    }
+    expect((await child.exited).code).toBe(0);
   });
 
   it("refuses a file with bad lines before importing anything, naming each line", async () => {

@@ -21,19 +21,19 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { referencePlugins } from "create-ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** Workspaces we publish, by package name. */
-const PACKAGES = {
+const PACKAGES: Readonly<Record<string, string>> = {
   "ocp-provider": "framework",
   "ocp-provider-mcp": "bridges/mcp",
-  "ocp-plugin-ripgrep": "plugins/ripgrep",
-  "ocp-plugin-symbols": "plugins/symbols",
-  "ocp-plugin-facts": "plugins/facts",
+  // The reference plugins, as they declare themselves.
+  ...Object.fromEntries(referencePlugins().map((plugin) => [plugin.package, `plugins/${plugin.name}`])),
   "create-ocp-provider": "generators",
-} as const;
-type Ours = keyof typeof PACKAGES;
+};
+type Ours = string;
 
 interface Case {
   template: string;
@@ -50,9 +50,10 @@ const CASES: Case[] = [
   ...["lunr", "sqlite", "http"].flatMap((index) =>
     (["stdio", "http"] as const).map((transport) => ({ template: "search-index", index, transport })),
   ),
-  ...["ripgrep", "symbols", "facts"].flatMap((template) =>
-    (["stdio", "http"] as const).map((transport) => ({ template, transport })),
-  ),
+  // One project per reference plugin that brings a template (its "ocp" declaration says so).
+  ...referencePlugins()
+    .flatMap(({ name, template }) => (template === undefined ? [] : [name]))
+    .flatMap((template) => (["stdio", "http"] as const).map((transport) => ({ template, transport }))),
 ];
 const nameOf = (c: Case) => [c.template, c.index, c.transport].filter(Boolean).join("-");
 // OCP_SCAFFOLD_CASES=blank-stdio,ripgrep-http runs only those (while working on one template).

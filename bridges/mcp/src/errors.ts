@@ -3,6 +3,7 @@
  * carries its code at the end of its message and in `_meta["ocp/error_code"]`, so an
  * agent reads it and a program can match on it.
  */
+import { CodedError } from "ocp-provider";
 
 /** Stable codes of the MCP bridge. */
 export const MCP_ERROR_CODES = {
@@ -24,12 +25,9 @@ export const MCP_ERROR_CODES = {
 export type McpErrorCode = (typeof MCP_ERROR_CODES)[keyof typeof MCP_ERROR_CODES];
 
 /** A bridge error with a stable code; its message ends with the code. */
-export class McpBridgeError extends Error {
-  /** The stable code, e.g. `OCP_ERR_MCP_EGRESS`. */
-  readonly code: McpErrorCode;
+export class McpBridgeError extends CodedError<McpErrorCode> {
   constructor(code: McpErrorCode, message: string, options?: { cause?: unknown }) {
-    super(`${message} (${code})`, options);
+    super(code, `${message} (${code})`, options);
     this.name = "McpBridgeError";
-    this.code = code;
   }
 }

@@ -7,15 +7,14 @@
  * and stderr; the same text then drives the suite's probe queries. Typing it is
  * the consent to send it: the inspector talks to the provider you name, directly.
  */
-import { parseArgs } from "node:util";
 import { runConformance } from "../conformance/run.js";
 import { type Sample, sampleQuery } from "../conformance/sample.js";
 import type { ConformanceTarget } from "../conformance/types.js";
 import { describeError } from "../provider/errors.js";
 import { CORE_VERSION } from "../provider/plugin.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
-import { argsErrorMessage, usageErrorLine, wantsHelp, wantsVersion } from "./args.js";
 import { useColor } from "./color.js";
+import { type CommandArgs, runCommand, UsageError } from "./command.js";
 import { startProgress } from "./inspect-progress.js";
 import { renderReport, renderSample } from "./inspect-render.js";
 
@@ -45,8 +44,6 @@ Exit status: 0 conformant, 1 not conformant (or the check could not run), 2 usag
 `;
 }
 
-class UsageError extends Error {}
-
 interface Parsed {
   target: ConformanceTarget;
   query: string | undefined;
@@ -55,34 +52,34 @@ interface Parsed {
   timeoutMs: number;
 }
 
-function parse(argv: readonly string[]): Parsed {
-  const dashes = argv.indexOf("--");
-  const own = dashes === -1 ? [...argv] : argv.slice(0, dashes);
-  const command = dashes === -1 ? [] : argv.slice(dashes + 1);
-  let parsed: ReturnType<typeof parseOwn>;
-  try {
-    parsed = parseOwn(own);
-  } catch (error) {
-    throw new UsageError(argsErrorMessage(error) ?? (error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  const [transport, url, ...extra] = positionals;
-  const tokenizer = (values.tokenizer ?? "o200k_base") as TokenizerName;
+const OPTIONS = {
+  query: { type: "string" },
+  json: { type: "boolean" },
+  tokenizer: { type: "string" },
+  timeout: { type: "string" },
+  token: { type: "string" },
+} as const;
+
+function parse(args: CommandArgs): Parsed {
+  const [transport, url, ...extra] = args.positionals;
+  const command = args.rest;
+  const tokenizer = (args.string("tokenizer") ?? "o200k_base") as TokenizerName;
   if (!TOKENIZERS.includes(tokenizer)) {
-    throw new UsageError(`unknown tokenizer '${values.tokenizer}' (expected ${TOKENIZERS.join(", ")})`);
+    throw new UsageError(`unknown tokenizer '${tokenizer}' (expected ${TOKENIZERS.join(", ")})`);
   }
-  const timeoutMs = Number(values.timeout ?? 30_000);
+  const timeoutMs = Number(args.string("timeout") ?? 30_000);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
-    throw new UsageError(`--timeout must be a positive whole number of ms, not '${values.timeout}'`);
-  if (values.query !== undefined && values.query.trim() === "") throw new UsageError("--query needs some text");
-  const common = { query: values.query, json: values.json === true, tokenizer, timeoutMs };
+    throw new UsageError(`--timeout must be a positive whole number of ms, not '${args.string("timeout")}'`);
+  const query = args.string("query");
+  if (query !== undefined && query.trim() === "") throw new UsageError("--query needs some text");
+  const common = { query, json: args.flag("json"), tokenizer, timeoutMs };
   if (transport === "stdio") {
     if (url !== undefined)
       throw new UsageError(`put the provider's command after --: ... stdio -- ${[url, ...extra].join(" ")}`);
-    const [program, ...args] = command;
+    const [program, ...rest] = command;
     if (program === undefined) throw new UsageError("stdio needs the provider's command after --");
-    if (values.token !== undefined) throw new UsageError("--token is for http targets");
-    return { ...common, target: { transport: "stdio", command: program, args } };
+    if (args.has("token")) throw new UsageError("--token is for http targets");
+    return { ...common, target: { transport: "stdio", command: program, args: rest } };
   }
   if (transport === "http") {
     if (url === undefined || extra.length > 0 || command.length > 0) throw new UsageError("http takes exactly one URL");
@@ -91,7 +88,7 @@ function parse(argv: readonly string[]): Parsed {
     } catch {
       throw new UsageError(`'${url}' is not an http:// or https:// URL`);
     }
-    const token = values.token ?? process.env.OCP_HTTP_TOKEN;
+    const token = args.string("token") ?? process.env.OCP_HTTP_TOKEN;
     return { ...common, target: { transport: "http", url, ...(token !== undefined ? { token } : {}) } };
   }
   throw new UsageError(
@@ -99,60 +96,45 @@ function parse(argv: readonly string[]): Parsed {
   );
 }
 
-function parseOwn(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      query: { type: "string" },
-      json: { type: "boolean" },
-      tokenizer: { type: "string" },
-      timeout: { type: "string" },
-      token: { type: "string" },
-    },
-  });
-}
-
 /** Runs the inspector; resolves to the exit code. */
 export async function inspectMain(argv: readonly string[], program: InspectProgram = "ocp-inspect"): Promise<number> {
-  if (argv.length === 0 || argv[0] === "help" || wantsHelp(argv)) {
-    process.stdout.write(usage(program));
-    return argv.length === 0 ? 2 : 0;
-  }
-  if (wantsVersion(argv)) {
-    process.stdout.write(`${CORE_VERSION}\n`);
-    return 0;
-  }
-  let options: Parsed;
-  try {
-    options = parse(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    const synopsis = `${program} stdio [options] -- <command> [args...] | ${program} http <url> [options]`;
-    process.stderr.write(usageErrorLine(program, error.message, synopsis));
-    return 2;
-  }
+  const code = await runCommand(
+    {
+      name: program,
+      version: CORE_VERSION,
+      usage: usage(program),
+      synopsis: `${program} stdio [options] -- <command> [args...] | ${program} http <url> [options]`,
+      options: OPTIONS,
+      positionals: Number.POSITIVE_INFINITY,
+      passThrough: true,
+      emptyUsage: "stdout",
+      run: (args) => inspect(parse(args)),
+      // The inspector says what went wrong with the provider in its own words (describeError).
+      describeFailure: describeError,
+    },
+    argv[0] === "help" ? ["--help"] : argv,
+  );
+  return code === "serving" ? 0 : code;
+}
+
+/** Runs the suite as `options` say; resolves to the exit code (a failure to run throws). */
+async function inspect(options: Parsed): Promise<number> {
   const color = useColor(process.stdout);
-  try {
-    let sample: Sample | undefined;
-    if (options.query !== undefined) {
-      sample = await sampleQuery(options.target, { goal: options.query, queryTimeoutMs: options.timeoutMs });
-      if (!options.json) process.stdout.write(`${renderSample(sample, color)}\n`);
-    }
-    // On a terminal, a status line names the checks still waiting (a hung provider holds some up).
-    const progress =
-      !options.json && process.stderr.isTTY ? startProgress(process.stderr, options.target.transport) : undefined;
-    const report = await runConformance(options.target, {
-      tokenizer: options.tokenizer,
-      queryTimeoutMs: options.timeoutMs,
-      ...(options.query !== undefined ? { goals: [options.query] } : {}),
-      ...(progress !== undefined ? { onCheck: progress.done } : {}),
-    }).finally(() => progress?.stop());
-    if (options.json) process.stdout.write(`${JSON.stringify(sample ? { ...report, sample } : report, null, 2)}\n`);
-    else process.stdout.write(renderReport(report, color));
-    return report.conformant ? 0 : 1;
-  } catch (error) {
-    process.stderr.write(`${program}: ${describeError(error)}\n`);
-    return 1;
+  let sample: Sample | undefined;
+  if (options.query !== undefined) {
+    sample = await sampleQuery(options.target, { goal: options.query, queryTimeoutMs: options.timeoutMs });
+    if (!options.json) process.stdout.write(`${renderSample(sample, color)}\n`);
   }
+  // On a terminal, a status line names the checks still waiting (a hung provider holds some up).
+  const progress =
+    !options.json && process.stderr.isTTY ? startProgress(process.stderr, options.target.transport) : undefined;
+  const report = await runConformance(options.target, {
+    tokenizer: options.tokenizer,
+    queryTimeoutMs: options.timeoutMs,
+    ...(options.query !== undefined ? { goals: [options.query] } : {}),
+    ...(progress !== undefined ? { onCheck: progress.done } : {}),
+  }).finally(() => progress?.stop());
+  if (options.json) process.stdout.write(`${JSON.stringify(sample ? { ...report, sample } : report, null, 2)}\n`);
+  else process.stdout.write(renderReport(report, color));
+  return report.conformant ? 0 : 1;
 }

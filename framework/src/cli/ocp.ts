@@ -7,13 +7,14 @@
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
-import { parseListenAddress } from "../transport/listen.js";
 import { loadMcpBridge } from "../transport/mcp-bridge.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { argsErrorMessage, wantsHelp } from "./args.js";
 import { asOfProblem } from "./as-of.js";
 import { useColor } from "./color.js";
+import { CommandArgs, type OptionSpecs, parseCommandArgs, UsageError } from "./command.js";
 import { loadProvider } from "./load-provider.js";
+import { SERVE_OPTIONS, serveOptionsOf } from "./provider-command.js";
 import { renderFrames } from "./render.js";
 import { CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
 
@@ -42,66 +43,43 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return parsed;
 }
 
+/**
+ * The module and serving options of `ocp serve`/`ocp mcp`, read and checked as every
+ * provider bin reads them (provider-command.ts), its usage errors worded for `command`.
+ */
+function servingLine(command: "serve" | "mcp", args: string[], options: OptionSpecs) {
+  try {
+    const parsed = parseCommandArgs(args, options, { positionals: 2 });
+    const [module] = parsed.positionals;
+    if (module === undefined || parsed.positionals.length > 1) throw new UsageError("takes exactly one module");
+    // `ocp mcp` is --mcp: its --allow-egress needs no flag more.
+    const line = command === "mcp" ? new CommandArgs({ ...parsed.values, mcp: true }, parsed.positionals) : parsed;
+    return { module, args: parsed, serve: serveOptionsOf(line) };
+  } catch (error) {
+    throw error instanceof UsageError ? usageError(command, error.message) : error;
+  }
+}
+
 async function serveCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed("serve", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        http: { type: "string" },
-        token: { type: "string" },
-        "allow-origin": { type: "string", multiple: true },
-      },
-    }),
-  );
-  const [module] = positionals;
-  if (module === undefined || positionals.length > 1) throw usageError("serve", "takes exactly one module");
-  let http: { host: string; port: number } | undefined;
-  if (values.http !== undefined) {
-    http = parseListenAddress(values.http);
-    if (http === undefined) throw usageError("serve", `--http expects [host:]port, not '${values.http}'`);
-  }
-  const allowedOrigins = values["allow-origin"] ?? [];
-  if (allowedOrigins.length > 0 && http === undefined) throw usageError("serve", "--allow-origin needs --http");
-  for (const origin of allowedOrigins) {
-    if (!/^https?:\/\/[^/?#\s]+\/?$/.test(origin)) {
-      throw usageError("serve", `--allow-origin expects an origin like https://app.example, not '${origin}'`);
-    }
-  }
+  const { http, token, "allow-origin": allowOrigin } = SERVE_OPTIONS;
+  const { module, serve } = servingLine("serve", args, { http, token, "allow-origin": allowOrigin });
   // Loaded here: the HTTP server's modules are no cost to `ocp query` or `ocp --help`.
-  const { serveProvider } = await import("../transport/serve.js");
+  const { serveProvider } = await import("../transport/serve-provider.js");
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
-  await serveProvider(() => loadProvider(module), { http, token: values.token, allowedOrigins });
+  await serveProvider(() => loadProvider(module), serve);
 }
 
 /** `ocp mcp`: the bridge package is loaded only now, so the core never depends on it. */
 async function mcpCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed("mcp", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        http: { type: "string" },
-        token: { type: "string" },
-        "allow-egress": { type: "boolean", default: false },
-        "tool-name": { type: "string" },
-      },
-    }),
-  );
-  const [module] = positionals;
-  if (module === undefined || positionals.length > 1) throw usageError("mcp", "takes exactly one module");
-  let http: { host: string; port: number } | undefined;
-  if (values.http !== undefined) {
-    http = parseListenAddress(values.http);
-    if (http === undefined) throw usageError("mcp", `--http expects [host:]port, not '${values.http}'`);
-  }
-  if (values.token !== undefined && http === undefined) throw usageError("mcp", "--token needs --http");
+  const { http, token, "allow-egress": allowEgress } = SERVE_OPTIONS;
+  const options = { http, token, "allow-egress": allowEgress, "tool-name": { type: "string" } } as const;
+  const { module, args: line, serve } = servingLine("mcp", args, options);
   const bridge = await loadMcpBridge();
   await bridge.runMcp(() => loadProvider(module), {
-    http,
-    token: http !== undefined ? (values.token ?? process.env.OCP_HTTP_TOKEN) : undefined,
-    allowEgress: values["allow-egress"],
-    toolName: values["tool-name"],
+    http: serve.http,
+    token: serve.http !== undefined ? (serve.token ?? process.env.OCP_HTTP_TOKEN) : undefined,
+    allowEgress: serve.mcp?.allowEgress === true,
+    toolName: line.string("tool-name"),
   });
 }
 

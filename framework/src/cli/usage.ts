@@ -85,9 +85,11 @@ Options:
 "ocp eval --help" lists its options; see docs/eval.md.`,
   },
   add: {
-    synopsis: "ocp add plugin <ripgrep|symbols|facts> [--file src/provider.ts]",
+    synopsis: "ocp add plugin <name> [--file src/provider.ts]",
+    // The names are the reference plugins' own declarations, which create-ocp-provider reads:
+    // the core knows no plugin. With it installed, "ocp add --help" is its help, listing them.
     details: `Wire a reference plugin into defineProvider's plugins (a codemod of create-ocp-provider,
-which must be installed: npm install -D create-ocp-provider).`,
+which must be installed: npm install -D create-ocp-provider; its "add --help" lists the plugins).`,
   },
   generate: {
     synopsis: "ocp generate plugin <name>",

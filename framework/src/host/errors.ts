@@ -3,6 +3,7 @@
  * provider, each with a stable code so callers can branch on it
  * (`error.code === "OCP_ERR_CONSENT_REQUIRED"`). Documented in docs/host.md.
  */
+import { CodedError } from "../coded-error.js";
 import type { DataFlow } from "../wire/schemas.js";
 
 /** Stable codes of the host client's errors. */
@@ -31,13 +32,10 @@ export const HOST_ERROR_CODES = {
 export type HostErrorCode = (typeof HOST_ERROR_CODES)[keyof typeof HOST_ERROR_CODES];
 
 /** Base class of every host client error. */
-export class HostError extends Error {
-  /** The stable code. */
-  readonly code: HostErrorCode;
+export class HostError extends CodedError<HostErrorCode> {
   constructor(code: HostErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = "HostError";
-    this.code = code;
   }
 }
 

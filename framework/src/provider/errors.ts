@@ -4,6 +4,7 @@
  * - {@link OcpError}: a local error with a stable code; details go to stderr,
  *   and the wire only ever sees a generic message.
  */
+import { CodedError } from "../coded-error.js";
 
 /** Stable codes of local errors; each is documented in docs/errors.md. */
 export const ERROR_CODES = {
@@ -42,30 +43,30 @@ export const ERROR_CODES = {
   BUSY: "OCP_ERR_BUSY",
   /** The HTTP transport was given an unusable option (an `allowedOrigins` entry that is not an origin). */
   HTTP_CONFIG: "OCP_ERR_HTTP_CONFIG",
+  /** The code of a {@link UserError} that names none of its own: a plugin's message for the host. */
+  USER: "OCP_ERR_USER",
 } as const;
 
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
 /** A local error with a stable string code. */
-export class OcpError extends Error {
-  /** The stable code, e.g. `OCP_ERR_PLUGIN_TIMEOUT`. */
-  readonly code: ErrorCode;
+export class OcpError extends CodedError<ErrorCode> {
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, options);
     this.name = "OcpError";
-    this.code = code;
   }
 }
 
 /**
  * An error whose message is written for the host ("index not built yet: retry in a
  * minute"). Throw it from a plugin's search(); any other error becomes a generic
- * wire message and its details go to stderr only.
+ * wire message and its details go to stderr only. Its code (`OCP_ERR_USER` unless a
+ * subclass such as the fact store's names its own) is for local callers: the wire sees the message.
  */
-export class UserError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class UserError<Code extends string = string> extends CodedError<Code> {
+  constructor(message: string, options?: { cause?: unknown; code?: Code }) {
+    super(options?.code ?? (ERROR_CODES.USER as Code), message, options);
     this.name = "UserError";
   }
 }

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import type { FrameKind } from "ocp-provider";
 import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
 import picocolors from "picocolors";
-import { addDependency, addPlugin, findPackageJson, KNOWN_PLUGINS, type KnownPlugin } from "../codemods/add-plugin.js";
+import { addDependency, addPlugin, findPackageJson, KNOWN_PLUGINS } from "../codemods/add-plugin.js";
 import { generatePlugin } from "../codemods/generate-plugin.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 
@@ -64,18 +64,18 @@ export async function addCommand(args: string[]): Promise<number> {
   );
   const [what, name, ...rest] = positionals;
   if (what !== "plugin" || name === undefined || rest.length > 0) throw usage("add", "expected: add plugin <name>");
-  if (!(name in KNOWN_PLUGINS)) {
+  if (!Object.hasOwn(KNOWN_PLUGINS, name)) {
     throw usage("add", `unknown plugin '${name}' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
   }
   const file = values.file;
-  const result = await addPlugin(file, name as KnownPlugin);
+  const result = await addPlugin(file, name);
   const shown = relative(process.cwd(), result.file) || result.file;
   process.stdout.write(
     result.changed
       ? `${pc.green("✓")} ${shown}: added ${result.added.join(" and ")} for ${result.package}\n`
       : `${shown} already uses ${result.package}: nothing to do\n`,
   );
-  if (result.added.includes("plugin")) process.stdout.write(`  ${KNOWN_PLUGINS[name as KnownPlugin].hint}\n`);
+  if (result.added.includes("plugin")) process.stdout.write(`  ${KNOWN_PLUGINS[name]?.hint}\n`);
   const manifest = values["no-package-json"] ? undefined : findPackageJson(dirname(result.file));
   if (manifest !== undefined && (await addDependency(manifest, result.package))) {
     process.stdout.write(

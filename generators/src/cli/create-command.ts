@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import * as prompts from "@clack/prompts";
 import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
 import picocolors from "picocolors";
+import { KNOWN_PLUGINS } from "../codemods/add-plugin.js";
 import {
   type CreatedProject,
   type CreateOptions,
@@ -24,10 +25,10 @@ import {
   readmeCommands,
   readmeSteps,
   TEMPLATE_NAMES,
-  TEMPLATES,
   type TemplateName,
   TRANSPORTS,
   type Transport,
+  templateSpec,
 } from "../create/templates.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 
@@ -55,7 +56,7 @@ Options:
 Without a terminal it never prompts: it takes the flags and the defaults.
 
 Also:
-  create-ocp-provider add plugin <ripgrep|symbols|facts> [--file src/provider.ts]
+  create-ocp-provider add plugin <${Object.keys(KNOWN_PLUGINS).join("|")}> [--file src/provider.ts]
   create-ocp-provider generate plugin <name> [--kind doc]
 `;
 
@@ -144,7 +145,7 @@ async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOpt
     answer(
       await prompts.select<TemplateName>({
         message: "Which template?",
-        options: TEMPLATE_NAMES.map((name) => ({ value: name, label: name, hint: TEMPLATES[name].hint })),
+        options: TEMPLATE_NAMES.map((name) => ({ value: name, label: name, hint: templateSpec(name).hint })),
         initialValue: "blank",
       }),
     );

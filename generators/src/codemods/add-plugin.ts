@@ -7,34 +7,41 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { referencePlugins } from "../create/reference-plugins.js";
 import { OWN_VERSION } from "../create/templates.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 import { type WireResult, wirePlugin } from "./wire-plugin.js";
 
-/** The plugin packages `addPlugin` knows, and how a provider calls each. */
-export const KNOWN_PLUGINS = {
-  ripgrep: {
-    package: "ocp-plugin-ripgrep",
-    exportName: "ripgrep",
-    args: (q: string) => `{ root: ${q}.${q} }`,
-    hint: "it searches the directory the provider runs in; change root to search another",
-  },
-  symbols: {
-    package: "ocp-plugin-symbols",
-    exportName: "symbols",
-    args: (q: string) => `{ root: ${q}.${q} }`,
-    hint: "it indexes the directory the provider runs in into .ocp-cache/ there; add that to .gitignore",
-  },
-  facts: {
-    package: "ocp-plugin-facts",
-    exportName: "facts",
-    args: (q: string) => `{ db: ${q}facts.db${q} }`,
-    hint: "it reads the fact store facts.db: create it with `npx ocp-facts import --db facts.db FACTS.jsonl` or `ocp-facts assert`",
-  },
-} as const;
+/** How a provider calls a plugin `addPlugin` knows. */
+export interface KnownPluginSpec {
+  /** The package it comes from. */
+  readonly package: string;
+  /** The factory's exported name. */
+  readonly exportName: string;
+  /** The factory's argument as source, quoted with `q`. */
+  readonly args: (q: string) => string;
+  /** What to do next, printed once it is wired. */
+  readonly hint: string;
+}
 
-/** A plugin name {@link addPlugin} knows. */
-export type KnownPlugin = keyof typeof KNOWN_PLUGINS;
+/**
+ * The plugin packages `addPlugin` knows, by name, in menu order: every reference
+ * plugin's `"ocp"` declaration (see reference-plugins.ts).
+ */
+export const KNOWN_PLUGINS: Readonly<Record<string, KnownPluginSpec>> = Object.fromEntries(
+  referencePlugins().map((declared) => [
+    declared.name,
+    {
+      package: declared.package,
+      exportName: declared.plugin.export,
+      args: (q: string) => declared.plugin.args.replaceAll('"', q),
+      hint: declared.plugin.hint,
+    },
+  ]),
+);
+
+/** A plugin name {@link addPlugin} knows (one of {@link KNOWN_PLUGINS}' keys). */
+export type KnownPlugin = string;
 
 /** What {@link addPlugin} did. */
 export interface AddPluginResult extends WireResult {
@@ -58,7 +65,7 @@ async function readSource(file: string): Promise<string> {
  * `OCP_ERR_CODEMOD_NO_PROVIDER` when the file has no `defineProvider({ plugins: [...] })`.
  */
 export async function addPlugin(file: string, plugin: KnownPlugin): Promise<AddPluginResult> {
-  const known = KNOWN_PLUGINS[plugin];
+  const known = Object.hasOwn(KNOWN_PLUGINS, plugin) ? KNOWN_PLUGINS[plugin] : undefined;
   if (known === undefined) {
     throw new CreateError(
       CREATE_ERROR_CODES.USAGE,

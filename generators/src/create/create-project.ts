@@ -18,9 +18,9 @@ import {
   packageJsonOf,
   readmeCommands,
   readmeSteps,
-  TEMPLATES,
   type TemplateName,
   type Transport,
+  templateSpec,
 } from "./templates.js";
 
 /** Package managers a project can be installed with. */
@@ -190,12 +190,12 @@ export async function createProject(options: CreateOptions): Promise<CreatedProj
   const packageManager = options.packageManager ?? detectPackageManager();
   const problem = invalidPackageName(name);
   if (problem !== undefined) throw new CreateError(CREATE_ERROR_CODES.USAGE, `${problem}: pass --name`);
-  if (!(template in TEMPLATES)) throw new CreateError(CREATE_ERROR_CODES.USAGE, `unknown template '${template}'`);
+  templateSpec(template); // an unknown template is a usage error before anything is written
 
   await prepareDirectory(directory, options.overwrite === true);
   const files = await generateFiles({
     templatesDir: templatesDir(),
-    layers: TEMPLATES[template].layers(index),
+    layers: templateSpec(template).layers(index),
     destination: directory,
     force: options.overwrite === true,
     data: {
@@ -209,7 +209,7 @@ export async function createProject(options: CreateOptions): Promise<CreatedProj
       version: OWN_VERSION,
       run: packageManager === "npm" ? "npm run" : packageManager,
       packageManager,
-      sampleGoal: TEMPLATES[template].sampleGoal(index),
+      sampleGoal: templateSpec(template).sampleGoal(index),
       commands: readmeCommands(readmeSteps(template, index, transport), packageManager),
       local: options.localPackages !== undefined,
     },

@@ -11,7 +11,7 @@ import {
   readmeSteps,
   stepCommand,
   TEMPLATE_NAMES,
-  TEMPLATES,
+  templateSpec,
 } from "./templates.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ocp-generate-"));
@@ -95,7 +95,7 @@ describe("project metadata", () => {
       }
       const native = Object.keys(manifest.dependencies).some((name) => /symbols|facts|better-sqlite3/.test(name));
       expect(manifest.allowScripts["better-sqlite3"] === true, template).toBe(
-        native && (template !== "search-index" || TEMPLATES[template].allowScripts("sqlite").length > 0),
+        native && (template !== "search-index" || templateSpec(template).allowScripts("sqlite").length > 0),
       );
     }
     expect(packageJsonOf({ name: "p", template: "ripgrep", transport: "http", index: "lunr" })).toMatchObject({
@@ -114,7 +114,7 @@ describe("project metadata", () => {
           scripts: Record<string, string>;
         };
         expect(scripts.inspect).toBe(
-          `ocp inspect stdio --query "${TEMPLATES[template].sampleGoal(index)}" -- node --import tsx src/main.ts`,
+          `ocp inspect stdio --query "${templateSpec(template).sampleGoal(index)}" -- node --import tsx src/main.ts`,
         );
       }
     }

@@ -1,17 +1,19 @@
 /**
  * The templates `create-ocp-provider` knows: what each one is, which folders of
- * `templates/` it is made of, and which packages its project depends on.
+ * `templates/` it is made of, and which packages its project depends on. `blank` and
+ * `search-index` are the generator's own; one per reference plugin comes from the
+ * plugin's `"ocp"` declaration (reference-plugins.ts).
  */
 import { createRequire } from "node:module";
+import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+import { type PluginDeclaration, referencePlugins } from "./reference-plugins.js";
 
 /** The version of this package; our packages are released together, so it is theirs too. */
 export const OWN_VERSION: string = (createRequire(import.meta.url)("../../package.json") as { version: string })
   .version;
 
-/** Template names, in the order a person is offered them. */
-export const TEMPLATE_NAMES = ["blank", "search-index", "ripgrep", "symbols", "facts"] as const;
-/** A template name. */
-export type TemplateName = (typeof TEMPLATE_NAMES)[number];
+/** A template name: `blank`, `search-index`, or a reference plugin's. */
+export type TemplateName = string;
 
 /** Transports a generated provider can serve. */
 export const TRANSPORTS = ["stdio", "http"] as const;
@@ -75,8 +77,8 @@ export interface ReadmeStep {
 
 const none = () => ({});
 
-/** Every template, by name. */
-export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
+/** The generator's own templates. */
+const OWN_TEMPLATES: Readonly<Record<string, TemplateSpec>> = {
   blank: {
     hint: "one plugin of your own: write search(), the framework does the rest",
     layers: () => ["base", "blank"],
@@ -123,52 +125,57 @@ export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
             ]
           : [],
   },
-  ripgrep: {
-    hint: "code snippets from a folder, found with ripgrep (ocp-plugin-ripgrep)",
-    layers: () => ["base", "ripgrep"],
-    dependencies: () => ({ "ocp-plugin-ripgrep": ours }),
-    devDependencies: none,
-    allowScripts: () => [],
-    scripts: none,
-    sampleGoal: () => "where is skippedChecks defined?",
-    firstSteps: () => [],
-  },
-  symbols: {
-    hint: "a code symbol index: TypeScript, JavaScript, Python, Go, Rust, Java (ocp-plugin-symbols)",
-    layers: () => ["base", "symbols"],
-    dependencies: () => ({ "ocp-plugin-symbols": ours }),
-    devDependencies: none,
-    allowScripts: () => ["better-sqlite3"],
-    scripts: none,
-    sampleGoal: () => "skippedChecks",
-    firstSteps: () => [],
-  },
-  facts: {
-    hint: "a bi-temporal fact store: what was true when (ocp-plugin-facts)",
-    layers: () => ["base", "facts"],
-    dependencies: () => ({ "ocp-plugin-facts": ours }),
-    devDependencies: none,
-    allowScripts: () => ["better-sqlite3"],
-    scripts: () => ({
-      "sample-facts": "node --import tsx scripts/sample-facts.ts",
-      pretest: "npm run sample-facts --silent",
-    }),
-    sampleGoal: () => "who owns the payments API?",
-    firstSteps: () => [
-      { script: "sample-facts", why: "import data/sample-facts.jsonl into data/facts.db (npm test does too)" },
-    ],
-  },
 };
 
+/** The template of a reference plugin: the `base` layer, then `templates/<name>/`. */
+function pluginTemplate(
+  declared: PluginDeclaration,
+  template: NonNullable<PluginDeclaration["template"]>,
+): TemplateSpec {
+  return {
+    hint: template.hint,
+    layers: () => ["base", declared.name],
+    dependencies: () => ({ [declared.package]: ours }),
+    devDependencies: none,
+    allowScripts: () => [...(template.allowScripts ?? [])],
+    scripts: () => ({ ...template.scripts }),
+    sampleGoal: () => template.sampleGoal,
+    firstSteps: () => template.firstSteps ?? [],
+  };
+}
+
+/** Every template, by name. */
+export const TEMPLATES: Readonly<Record<TemplateName, TemplateSpec>> = {
+  ...OWN_TEMPLATES,
+  ...Object.fromEntries(
+    referencePlugins().flatMap((declared) =>
+      declared.template === undefined ? [] : [[declared.name, pluginTemplate(declared, declared.template)]],
+    ),
+  ),
+};
+
+/** Template names, in the order a person is offered them. */
+export const TEMPLATE_NAMES: readonly TemplateName[] = Object.keys(TEMPLATES);
+
+/** The template named `name`; one not in {@link TEMPLATES} is a usage error. */
+export function templateSpec(name: TemplateName): TemplateSpec {
+  const spec = Object.hasOwn(TEMPLATES, name) ? TEMPLATES[name] : undefined;
+  if (spec === undefined) {
+    throw new CreateError(
+      CREATE_ERROR_CODES.USAGE,
+      `unknown template '${name}' (expected ${TEMPLATE_NAMES.join(", ")})`,
+    );
+  }
+  return spec;
+}
+
 /** Our packages, which a project made from a clone installs from tarballs (see {@link LocalPackages}). */
-export const OUR_PACKAGES = [
+export const OUR_PACKAGES: readonly string[] = [
   "ocp-provider",
   "ocp-provider-mcp",
-  "ocp-plugin-ripgrep",
-  "ocp-plugin-symbols",
-  "ocp-plugin-facts",
+  ...referencePlugins().map((declared) => declared.package),
   "create-ocp-provider",
-] as const;
+];
 
 /**
  * Our packages as tarballs inside the project (`file:.ocp-packages/…`), by name: what
@@ -184,7 +191,7 @@ export function packageJsonOf(options: {
   index: IndexKind;
   local?: LocalPackages;
 }): Record<string, unknown> {
-  const spec = TEMPLATES[options.template];
+  const spec = templateSpec(options.template);
   const sorted = (record: Record<string, string>) =>
     Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
   // tsx's esbuild runs a postinstall check; better-sqlite3 compiles its native module.
@@ -253,7 +260,7 @@ export function packageJsonOf(options: {
  * test, query (with the sample goal), inspect and start. A test runs every one.
  */
 export function readmeSteps(template: TemplateName, index: IndexKind, transport: Transport): ReadmeStep[] {
-  const spec = TEMPLATES[template];
+  const spec = templateSpec(template);
   return [
     ...spec.firstSteps(index),
     { script: "test", why: "typecheck, your tests, and the OCP conformance suite" },

@@ -2,7 +2,7 @@
 // The `ocp-facts` command; its code is compiled to dist/ by `npm run build`.
 import { main } from "../dist/cli.js";
 
-const args = process.argv.slice(2);
-const code = await main(args);
-// A server keeps running until its transport ends the process; every other command ends here.
-if (code !== 0 || args[0] !== "serve") process.exit(code);
+const code = await main(process.argv.slice(2));
+// A server keeps running until its transport ends the process (however the line put
+// `serve` among the store options); every other command ends here.
+if (code !== "serving") process.exit(code);

@@ -3,15 +3,15 @@
  *
  * Output for people by default, `--json` for programs; errors on stderr.
  * Exit codes: 0 success, 1 failure (the message says why), 2 usage error.
+ * Parsing, help, the store options on either side of the command's name, and
+ * `serve`'s serving options are `runProviderCommand`'s; the commands are here.
  */
 
 import { once } from "node:events";
 import { createWriteStream, renameSync, rmSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { parseListenAddress } from "ocp-provider";
-import { argsErrorMessage, usageErrorLine, wantsHelp } from "ocp-provider/cli";
+import { type CommandArgs, type Subcommand, UsageError } from "ocp-provider/cli";
+import { runProviderCommand } from "ocp-provider/serve";
 import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
-import { FactError } from "./errors.js";
 import { importJsonl } from "./import-file.js";
 import { type OpenFactStoreOptions, openFactStore } from "./open.js";
 import { createFactsProvider, VERSION } from "./plugin.js";
@@ -40,9 +40,11 @@ Read:
   ocp-facts export [--out FILE]                   every version, as JSONL
   ocp-facts erasures                              the erasure log
 Serve (OCP provider):
-  ocp-facts serve [--http [host:]port] [--token T] [--as-known-at T] [--name NAME] [--store-name S]
-                  [--mcp [--allow-egress]]
+  ocp-facts serve [--http [host:]port] [--token T] [--allow-origin O ...] [--as-known-at T]
+                  [--name NAME] [--store-name S] [--mcp [--allow-egress]]
       --name: the provider's name; --store-name: S in fact://S/<id> (default: file or database name)
+      --token T: with --http, require "Authorization: Bearer T" (default: $OCP_HTTP_TOKEN)
+      --allow-origin O: with --http, also answer web pages from origin O (https://app.example)
       --mcp: serve MCP clients (one get_context tool; needs ocp-provider-mcp); a store on a
       remote PostgreSQL server is egress, served over MCP only with --allow-egress
 
@@ -53,9 +55,7 @@ or a date (2024-05-01, midnight UTC). --as-of is valid time (what was true then)
 Exit codes: 0 success, 1 failure, 2 usage error.
 `;
 
-/** A command-line mistake: exit 2 with the usage. */
-class UsageError extends Error {}
-
+/** The store options: every command takes them, before or after its name. */
 const STORE_OPTIONS = {
   db: { type: "string" },
   pg: { type: "string" },
@@ -63,55 +63,12 @@ const STORE_OPTIONS = {
   json: { type: "boolean", default: false },
 } as const;
 
-type Values = Record<string, string | boolean | undefined>;
-
-function parse(
-  args: string[],
-  options: Record<string, { type: "string" | "boolean"; default?: boolean }>,
-  positionals = 0,
-) {
-  try {
-    const parsed = parseArgs({
-      args,
-      options: { ...STORE_OPTIONS, ...options },
-      allowPositionals: positionals > 0,
-      strict: true,
-    });
-    if (parsed.positionals.length > positionals)
-      throw new UsageError(`unexpected argument '${parsed.positionals[positionals]}'`);
-    return { values: parsed.values as Values, positionals: parsed.positionals };
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const message = argsErrorMessage(error);
-    if (message !== undefined) throw new UsageError(message);
-    throw error;
-  }
-}
-
-const text = (values: Values, name: string) => values[name] as string | undefined;
-
-function required(values: Values, name: string): string {
-  const value = text(values, name);
-  if (value === undefined) throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-function wholeNumber(values: Values, name: string): number | undefined {
-  const value = text(values, name);
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new UsageError(`--${name} must be a whole number ≥ 1, not '${value}'`);
-  }
-  return number;
-}
-
 /** The store options from --db/--pg (or the environment). */
-function storeOptions(values: Values, create: boolean): OpenFactStoreOptions {
-  const db = text(values, "db");
-  const pg = text(values, "pg");
+function storeOptions(args: CommandArgs, create: boolean): OpenFactStoreOptions {
+  const db = args.string("db");
+  const pg = args.string("pg");
   if (db !== undefined && pg !== undefined) throw new UsageError("give --db or --pg, not both");
-  const schema = text(values, "schema");
+  const schema = args.string("schema");
   if (db !== undefined) return { db, create };
   if (pg !== undefined) return { pg, schema, create };
   if (process.env.OCP_FACTS_DB) return { db: process.env.OCP_FACTS_DB, create };
@@ -119,8 +76,8 @@ function storeOptions(values: Values, create: boolean): OpenFactStoreOptions {
   throw new UsageError("which store? give --db FILE or --pg URL (or set OCP_FACTS_DB / OCP_FACTS_PG)");
 }
 
-async function withStore<T>(values: Values, create: boolean, fn: (store: FactStore) => Promise<T>): Promise<T> {
-  const store = await openFactStore(storeOptions(values, create));
+async function withStore<T>(args: CommandArgs, create: boolean, fn: (store: FactStore) => Promise<T>): Promise<T> {
+  const store = await openFactStore(storeOptions(args, create));
   try {
     return await fn(store);
   } finally {
@@ -133,281 +90,226 @@ async function out(chunk: string): Promise<void> {
   if (!process.stdout.write(chunk)) await once(process.stdout, "drain");
 }
 
-const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
+/** `--json`'s output, or the people's. */
+const show = (args: CommandArgs, value: unknown, text: () => string) =>
+  out(args.flag("json") ? `${JSON.stringify(value, null, 2)}\n` : text());
 
-/** Parses `[host:]port`: `8080`, `0.0.0.0:8080`, `[::1]:8080`. */
-export function parseListen(value: string): { host: string; port: number } {
-  const listen = parseListenAddress(value);
-  if (listen === undefined) throw new UsageError(`--http expects [host:]port, not '${value}'`);
-  return listen;
-}
+const FACT_FIELDS = {
+  subject: { type: "string" },
+  predicate: { type: "string" },
+  statement: { type: "string" },
+  "valid-from": { type: "string" },
+  "valid-to": { type: "string" },
+  source: { type: "string" },
+  method: { type: "string" },
+  author: { type: "string" },
+} as const;
 
-type Command = (args: string[]) => Promise<void>;
-
-const COMMANDS: Record<string, Command> = {
-  async assert(args) {
-    const { values } = parse(args, {
-      subject: { type: "string" },
-      predicate: { type: "string" },
-      statement: { type: "string" },
-      "valid-from": { type: "string" },
-      "valid-to": { type: "string" },
-      source: { type: "string" },
-      method: { type: "string" },
-      author: { type: "string" },
-    });
-    const input = {
-      subject: required(values, "subject"),
-      predicate: required(values, "predicate"),
-      statement: required(values, "statement"),
-      validFrom: text(values, "valid-from"),
-      validTo: text(values, "valid-to"),
-      source: text(values, "source"),
-      method: text(values, "method"),
-      author: text(values, "author"),
-    };
-    const result = await withStore(values, true, (store) => store.assert(input));
-    await (values.json ? json(result) : out(renderWrite("asserted", result)));
+/** The commands besides `serve`, which the runner adds. */
+const COMMANDS: Record<string, Subcommand> = {
+  assert: {
+    options: FACT_FIELDS,
+    async run(args) {
+      const input = {
+        subject: args.required("subject"),
+        predicate: args.required("predicate"),
+        statement: args.required("statement"),
+        validFrom: args.string("valid-from"),
+        validTo: args.string("valid-to"),
+        source: args.string("source"),
+        method: args.string("method"),
+        author: args.string("author"),
+      };
+      const result = await withStore(args, true, (store) => store.assert(input));
+      await show(args, result, () => renderWrite("asserted", result));
+    },
   },
 
-  async correct(args) {
-    const { values } = parse(args, {
+  correct: {
+    options: {
+      ...FACT_FIELDS,
       id: { type: "string" },
-      subject: { type: "string" },
-      predicate: { type: "string" },
-      statement: { type: "string" },
-      "valid-from": { type: "string" },
-      "valid-to": { type: "string" },
       "open-ended": { type: "boolean", default: false },
-      source: { type: "string" },
-      method: { type: "string" },
-      author: { type: "string" },
       reason: { type: "string" },
       by: { type: "string" },
-    });
-    const id = wholeNumber(values, "id") ?? required(values, "id");
-    if (values["open-ended"] && values["valid-to"] !== undefined)
-      throw new UsageError("give --valid-to or --open-ended, not both");
-    const result = await withStore(values, false, (store) =>
-      store.correct(id as number, {
-        subject: text(values, "subject"),
-        predicate: text(values, "predicate"),
-        statement: text(values, "statement"),
-        validFrom: text(values, "valid-from"),
-        validTo: values["open-ended"] ? null : text(values, "valid-to"),
-        source: text(values, "source"),
-        method: text(values, "method"),
-        author: text(values, "author"),
-        reason: text(values, "reason"),
-        by: text(values, "by"),
-      }),
-    );
-    await (values.json ? json(result) : out(renderWrite("corrected", result)));
+    },
+    async run(args) {
+      const id = args.whole("id", 1) ?? args.required("id");
+      if (args.flag("open-ended") && args.has("valid-to"))
+        throw new UsageError("give --valid-to or --open-ended, not both");
+      const result = await withStore(args, false, (store) =>
+        store.correct(id as number, {
+          subject: args.string("subject"),
+          predicate: args.string("predicate"),
+          statement: args.string("statement"),
+          validFrom: args.string("valid-from"),
+          validTo: args.flag("open-ended") ? null : args.string("valid-to"),
+          source: args.string("source"),
+          method: args.string("method"),
+          author: args.string("author"),
+          reason: args.string("reason"),
+          by: args.string("by"),
+        }),
+      );
+      await show(args, result, () => renderWrite("corrected", result));
+    },
   },
 
-  async retract(args) {
-    const { values } = parse(args, {
-      id: { type: "string" },
-      at: { type: "string" },
-      reason: { type: "string" },
-      by: { type: "string" },
-    });
-    const id = wholeNumber(values, "id") ?? required(values, "id");
-    const result = await withStore(values, false, (store) =>
-      store.retract(id as number, { at: text(values, "at"), reason: text(values, "reason"), by: text(values, "by") }),
-    );
-    await (values.json ? json(result) : out(renderWrite("retracted", result)));
+  retract: {
+    options: { id: { type: "string" }, at: { type: "string" }, reason: { type: "string" }, by: { type: "string" } },
+    async run(args) {
+      const id = args.whole("id", 1) ?? args.required("id");
+      const result = await withStore(args, false, (store) =>
+        store.retract(id as number, { at: args.string("at"), reason: args.string("reason"), by: args.string("by") }),
+      );
+      await show(args, result, () => renderWrite("retracted", result));
+    },
   },
 
-  async erase(args) {
-    const { values } = parse(args, {
+  erase: {
+    options: {
       id: { type: "string" },
       subject: { type: "string" },
       reason: { type: "string" },
       by: { type: "string" },
-    });
-    const id = wholeNumber(values, "id");
-    const subject = text(values, "subject");
-    if ((id === undefined) === (subject === undefined))
-      throw new UsageError("erase takes exactly one of --id or --subject");
-    const reason = required(values, "reason");
-    const erasure = await withStore(values, false, (store) =>
-      store.erase({ id, subject, reason, by: text(values, "by") }),
-    );
-    await (values.json ? json(erasure) : out(renderErasure(erasure)));
+    },
+    async run(args) {
+      const id = args.whole("id", 1);
+      const subject = args.string("subject");
+      if ((id === undefined) === (subject === undefined))
+        throw new UsageError("erase takes exactly one of --id or --subject");
+      const reason = args.required("reason");
+      const erasure = await withStore(args, false, (store) =>
+        store.erase({ id, subject, reason, by: args.string("by") }),
+      );
+      await show(args, erasure, () => renderErasure(erasure));
+    },
   },
 
-  async functional(args) {
-    const { values, positionals } = parse(args, { off: { type: "boolean", default: false } }, Number.POSITIVE_INFINITY);
-    if (values.off && positionals.length === 0) throw new UsageError("--off needs the predicates to turn off");
-    const list = await withStore(values, positionals.length > 0, async (store) => {
-      for (const predicate of positionals) await store.setFunctional(predicate, !values.off);
-      return store.functionalPredicates();
-    });
-    await (values.json ? json(list) : out(list.length === 0 ? "no functional predicates\n" : `${list.join("\n")}\n`));
-  },
-
-  async import(args) {
-    const { values, positionals } = parse(args, { batch: { type: "string" } }, 1);
-    const [file] = positionals;
-    if (file === undefined) throw new UsageError("import takes a JSONL file: ocp-facts import FILE.jsonl");
-    const batchSize = wholeNumber(values, "batch");
-    const summary = await withStore(values, true, (store) =>
-      importJsonl(store, file, {
-        batchSize,
-        onClaim: (claim) => {
-          process.stderr.write(`ocp-facts: ${claim.records} records checked; ids up to ${claim.maxId} claimed\n`);
-        },
-        onBatch: (p) => {
-          process.stderr.write(
-            `ocp-facts: batch ${p.batch} committed (lines ${p.firstLine}-${p.lastLine}: ${p.inserted} new, ${p.skipped} already present)\n`,
-          );
-        },
-      }),
-    );
-    await (values.json ? json(summary) : out(renderImport(summary)));
-  },
-
-  async query(args) {
-    const { values, positionals } = parse(
-      args,
-      {
-        subject: { type: "string" },
-        predicate: { type: "string" },
-        "as-of": { type: "string" },
-        "as-known-at": { type: "string" },
-        limit: { type: "string" },
-      },
-      Number.POSITIVE_INFINITY,
-    );
-    const textQuery = positionals.join(" ").trim();
-    const asOf = { validAt: text(values, "as-of"), knownAt: text(values, "as-known-at") };
-    const limit = wholeNumber(values, "limit");
-    await withStore(values, false, async (store) => {
-      if (textQuery !== "") {
-        if (values.subject !== undefined || values.predicate !== undefined) {
-          throw new UsageError("give a text query or --subject/--predicate, not both");
-        }
-        const hits = await store.search({ text: textQuery, ...asOf, limit });
-        await (values.json ? json(hits.map(({ fact, relevance }) => ({ ...fact, relevance }))) : out(renderHits(hits)));
-        return;
-      }
-      const facts = await store.list({
-        subject: text(values, "subject"),
-        predicate: text(values, "predicate"),
-        ...asOf,
-        limit,
+  functional: {
+    options: { off: { type: "boolean", default: false } },
+    positionals: Number.POSITIVE_INFINITY,
+    async run(args) {
+      const predicates = args.positionals;
+      if (args.flag("off") && predicates.length === 0) throw new UsageError("--off needs the predicates to turn off");
+      const list = await withStore(args, predicates.length > 0, async (store) => {
+        for (const predicate of predicates) await store.setFunctional(predicate, !args.flag("off"));
+        return store.functionalPredicates();
       });
-      await (values.json ? json(facts) : out(renderFacts(facts, "no facts hold then")));
-    });
+      await show(args, list, () => (list.length === 0 ? "no functional predicates\n" : `${list.join("\n")}\n`));
+    },
   },
 
-  async history(args) {
-    const { values } = parse(args, { id: { type: "string" }, subject: { type: "string" } });
-    const id = wholeNumber(values, "id");
-    const subject = text(values, "subject");
-    if ((id === undefined) === (subject === undefined))
-      throw new UsageError("history takes exactly one of --id or --subject");
-    const facts = await withStore(values, false, (store) =>
-      store.history(id !== undefined ? { id } : { subject: subject as string }),
-    );
-    await (values.json ? json(facts) : out(renderFacts(facts, `no facts about '${subject}'`)));
+  import: {
+    options: { batch: { type: "string" } },
+    positionals: 1,
+    async run(args) {
+      const [file] = args.positionals;
+      if (file === undefined) throw new UsageError("import takes a JSONL file: ocp-facts import FILE.jsonl");
+      const batchSize = args.whole("batch", 1);
+      const summary = await withStore(args, true, (store) =>
+        importJsonl(store, file, {
+          batchSize,
+          onClaim: (claim) => {
+            process.stderr.write(`ocp-facts: ${claim.records} records checked; ids up to ${claim.maxId} claimed\n`);
+          },
+          onBatch: (p) => {
+            process.stderr.write(
+              `ocp-facts: batch ${p.batch} committed (lines ${p.firstLine}-${p.lastLine}: ${p.inserted} new, ${p.skipped} already present)\n`,
+            );
+          },
+        }),
+      );
+      await show(args, summary, () => renderImport(summary));
+    },
   },
 
-  async export(args) {
-    const { values } = parse(args, { out: { type: "string" } });
-    const target = text(values, "out");
-    await withStore(values, false, async (store) => {
-      if (target === undefined) {
-        for await (const fact of store.versions()) await out(`${JSON.stringify(toRecord(fact))}\n`);
-        return;
-      }
-      // Written aside and renamed into place: a failed export never leaves half a file under the name.
-      const partial = `${target}.partial`;
-      const stream = createWriteStream(partial);
-      try {
-        for await (const fact of store.versions()) {
-          if (!stream.write(`${JSON.stringify(toRecord(fact))}\n`)) await once(stream, "drain");
-        }
-        stream.end();
-        await once(stream, "finish");
-        renameSync(partial, target);
-      } catch (error) {
-        stream.destroy();
-        rmSync(partial, { force: true });
-        throw error;
-      }
-    });
-  },
-
-  async erasures(args) {
-    const { values } = parse(args, {});
-    const log = await withStore(values, false, (store) => store.erasures());
-    await (values.json
-      ? json(log)
-      : out(log.length === 0 ? "nothing has been erased\n" : log.map(renderErasure).join("")));
-  },
-
-  async serve(args) {
-    const { values } = parse(args, {
-      http: { type: "string" },
-      token: { type: "string" },
+  query: {
+    options: {
+      subject: { type: "string" },
+      predicate: { type: "string" },
+      "as-of": { type: "string" },
       "as-known-at": { type: "string" },
-      name: { type: "string" },
-      "store-name": { type: "string" },
-      mcp: { type: "boolean", default: false },
-      "allow-egress": { type: "boolean", default: false },
-    });
-    const http = values.http === undefined ? undefined : parseListen(values.http as string);
-    if (values["allow-egress"] && !values.mcp) throw new UsageError("--allow-egress goes with --mcp");
-    const { serveProvider } = await import("ocp-provider/serve");
-    let location = "";
-    await serveProvider(
-      async () => {
-        const store = await openFactStore({ ...storeOptions(values, false), name: text(values, "store-name") });
-        location = store.backend.location;
-        return createFactsProvider({
-          store,
-          asKnownAt: text(values, "as-known-at"),
-          providerName: text(values, "name"),
+      limit: { type: "string" },
+    },
+    positionals: Number.POSITIVE_INFINITY,
+    async run(args) {
+      const textQuery = args.positionals.join(" ").trim();
+      const asOf = { validAt: args.string("as-of"), knownAt: args.string("as-known-at") };
+      const limit = args.whole("limit", 1);
+      await withStore(args, false, async (store) => {
+        if (textQuery !== "") {
+          if (args.has("subject") || args.has("predicate")) {
+            throw new UsageError("give a text query or --subject/--predicate, not both");
+          }
+          const hits = await store.search({ text: textQuery, ...asOf, limit });
+          await show(
+            args,
+            hits.map(({ fact, relevance }) => ({ ...fact, relevance })),
+            () => renderHits(hits),
+          );
+          return;
+        }
+        const facts = await store.list({
+          subject: args.string("subject"),
+          predicate: args.string("predicate"),
+          ...asOf,
+          limit,
         });
-      },
-      {
-        http,
-        token: text(values, "token"),
-        detail: () => location,
-        mcp: values.mcp ? { allowEgress: values["allow-egress"] === true } : undefined,
-      },
-    );
+        await show(args, facts, () => renderFacts(facts, "no facts hold then"));
+      });
+    },
+  },
+
+  history: {
+    options: { id: { type: "string" }, subject: { type: "string" } },
+    async run(args) {
+      const id = args.whole("id", 1);
+      const subject = args.string("subject");
+      if ((id === undefined) === (subject === undefined))
+        throw new UsageError("history takes exactly one of --id or --subject");
+      const facts = await withStore(args, false, (store) =>
+        store.history(id !== undefined ? { id } : { subject: subject as string }),
+      );
+      await show(args, facts, () => renderFacts(facts, `no facts about '${subject}'`));
+    },
+  },
+
+  export: {
+    options: { out: { type: "string" } },
+    async run(args) {
+      const target = args.string("out");
+      await withStore(args, false, async (store) => {
+        if (target === undefined) {
+          for await (const fact of store.versions()) await out(`${JSON.stringify(toRecord(fact))}\n`);
+          return;
+        }
+        // Written aside and renamed into place: a failed export never leaves half a file under the name.
+        const partial = `${target}.partial`;
+        const stream = createWriteStream(partial);
+        try {
+          for await (const fact of store.versions()) {
+            if (!stream.write(`${JSON.stringify(toRecord(fact))}\n`)) await once(stream, "drain");
+          }
+          stream.end();
+          await once(stream, "finish");
+          renameSync(partial, target);
+        } catch (error) {
+          stream.destroy();
+          rmSync(partial, { force: true });
+          throw error;
+        }
+      });
+    },
+  },
+
+  erasures: {
+    async run(args) {
+      const log = await withStore(args, false, (store) => store.erasures());
+      await show(args, log, () => (log.length === 0 ? "nothing has been erased\n" : log.map(renderErasure).join("")));
+    },
   },
 };
-
-/** Options that may come before the command, as git and npm users expect: `ocp-facts --db f.db assert …`. */
-const LEADING_OPTIONS: Record<string, boolean> = { "--db": true, "--pg": true, "--schema": true, "--json": false };
-
-/** Splits `argv` into the command and its arguments, moving store options given before the command after it. */
-function splitCommand(argv: readonly string[]): { command: string | undefined; rest: string[] } {
-  const leading: string[] = [];
-  let at = 0;
-  for (; at < argv.length; at++) {
-    const arg = argv[at] as string;
-    if (!arg.startsWith("-")) break;
-    const name = arg.split("=")[0] as string;
-    if (!Object.hasOwn(LEADING_OPTIONS, name)) {
-      throw new UsageError(
-        `unknown option '${name}' before the command: only --db, --pg, --schema and --json go there`,
-      );
-    }
-    leading.push(arg);
-    if (LEADING_OPTIONS[name] && !arg.includes("=")) {
-      const value = argv[at + 1];
-      if (value === undefined) throw new UsageError(`option '${name}' needs a value`);
-      leading.push(value);
-      at++;
-    }
-  }
-  return { command: argv[at], rest: [...leading, ...argv.slice(at + 1)] };
-}
 
 /** The lines of USAGE about `command`: its synopsis and their continuations. */
 function commandLines(command: string): string[] {
@@ -438,46 +340,35 @@ function synopsis(command: string | undefined): string {
   return lines.length > 1 ? `${first} ...` : first;
 }
 
-/** Runs the `ocp-facts` command line; resolves to the exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
-  let command: string | undefined;
-  try {
-    if (argv[0] === "--version") {
-      process.stdout.write(`${VERSION}\n`);
-      return 0;
-    }
-    if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") {
-      (argv.length === 0 ? process.stderr : process.stdout).write(USAGE);
-      return argv.length === 0 ? 2 : 0;
-    }
-    const split = splitCommand(argv);
-    command = split.command;
-    const { rest } = split;
-    if (command === "help") {
-      process.stdout.write(rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0]) ? commandUsage(rest[0]) : USAGE);
-      return 0;
-    }
-    if (command === undefined) throw new UsageError("which command? (ocp-facts --help lists them)");
-    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-    if (run === undefined) {
-      const unknown = command;
-      command = undefined;
-      throw new UsageError(`unknown command '${unknown}'`);
-    }
-    if (wantsHelp(rest)) {
-      process.stdout.write(commandUsage(command));
-      return 0;
-    }
-    await run(rest);
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      const program = command === undefined ? "ocp-facts" : `ocp-facts ${command}`;
-      process.stderr.write(usageErrorLine(program, error.message, synopsis(command)));
-      return 2;
-    }
-    const message = error instanceof FactError ? `${error.message} (${error.code})` : (error as Error).message;
-    process.stderr.write(`ocp-facts: ${message}\n`);
-    return 1;
-  }
+/**
+ * Runs the `ocp-facts` command line; resolves to the exit code, or to `"serving"`
+ * once `serve` listens over HTTP (over stdio the process ends with the session).
+ */
+export function main(argv: readonly string[]): Promise<number | "serving"> {
+  // Where the store lives, for the "listening on" line; known once serve opened it.
+  let location = "";
+  return runProviderCommand(
+    {
+      name: "ocp-facts",
+      version: VERSION,
+      usage: USAGE,
+      synopsis,
+      options: STORE_OPTIONS,
+      commands: COMMANDS,
+      commandUsage,
+      serveOptions: {
+        "as-known-at": { type: "string" },
+        name: { type: "string" },
+        "store-name": { type: "string" },
+      },
+      check: (args) => void storeOptions(args, false),
+      async toProvider(args) {
+        const store = await openFactStore({ ...storeOptions(args, false), name: args.string("store-name") });
+        location = store.backend.location;
+        return createFactsProvider({ store, asKnownAt: args.string("as-known-at"), providerName: args.string("name") });
+      },
+      detail: () => location,
+    },
+    argv,
+  );
 }

@@ -30,14 +30,12 @@ export type FactErrorCode = (typeof FACT_ERRORS)[keyof typeof FACT_ERRORS];
 
 /**
  * An error of the fact store. It is a `UserError`: its message is written for a
- * person (a CLI user, or the host when a query's `as_of` is unusable).
+ * person (a CLI user, or the host when a query's `as_of` is unusable), and a
+ * `CodedError` with a stable code such as `OCP_FACTS_BAD_TIME`.
  */
-export class FactError extends UserError {
-  /** The stable code, e.g. `OCP_FACTS_BAD_TIME`. */
-  readonly code: FactErrorCode;
+export class FactError extends UserError<FactErrorCode> {
   constructor(code: FactErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, { ...options, code });
     this.name = "FactError";
-    this.code = code;
   }
 }

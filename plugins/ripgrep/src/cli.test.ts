@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCommandLine, parseListen } from "./cli.js";
+import { parseCommandLine } from "./cli.js";
 
 describe("the ocp-ripgrep command line", () => {
   it("reads every option into the provider's options", () => {
@@ -47,22 +47,16 @@ describe("the ocp-ripgrep command line", () => {
       },
     });
     expect(parseCommandLine([]).options.root).toBe(process.cwd());
-    expect(parseCommandLine([]).mcp).toBe(false);
-    expect(parseCommandLine(["--mcp", "--http", "9000"])).toMatchObject({ mcp: true, http: { port: 9000 } });
+    expect(parseCommandLine([]).mcp).toBeUndefined();
+    expect(parseCommandLine(["--mcp", "--http", "9000"])).toMatchObject({ mcp: {}, http: { port: 9000 } });
   });
 
   it("refuses what it cannot use, with the reason", () => {
     expect(() => parseCommandLine(["--context", "three"])).toThrow(/--context must be a whole number/);
     expect(() => parseCommandLine(["--max-searches", "1.5"])).toThrow(/--max-searches must be a whole number/);
     expect(() => parseCommandLine(["--token", "t"])).toThrow(/--token needs --http/);
+    expect(() => parseCommandLine(["--http", "http://x"])).toThrow(/\[host:\]port/);
     expect(() => parseCommandLine(["--nope"])).toThrow(/nope/);
     expect(() => parseCommandLine(["positional"])).toThrow(/positional/);
-  });
-
-  it("parses [host:]port", () => {
-    expect(parseListen("8080")).toEqual({ host: "127.0.0.1", port: 8080 });
-    expect(parseListen("[::1]:0")).toEqual({ host: "::1", port: 0 });
-    expect(() => parseListen("localhost:99999")).toThrow(/\[host:\]port/);
-    expect(() => parseListen("http://x")).toThrow(/\[host:\]port/);
   });
 });

@@ -1,10 +1,16 @@
 /**
  * `ocp-ripgrep`: serve the ripgrep provider to a host, over stdio (what a host
- * spawns) or streamable HTTP.
+ * spawns), streamable HTTP or MCP. The serving options, help, version and exit
+ * codes are `runProviderCommand`'s; this file says what is ripgrep's own.
  */
-import { parseArgs } from "node:util";
-import { parseListenAddress } from "ocp-provider";
-import { argsErrorMessage, usageErrorLine, wantsHelp } from "ocp-provider/cli";
+import type { CommandArgs } from "ocp-provider/cli";
+import {
+  type ProviderCommandSpec,
+  parseProviderCommand,
+  runProviderCommand,
+  SERVE_OPTIONS_HELP,
+  type ServeOptions,
+} from "ocp-provider/serve";
 import { DEFAULTS, resolveOptions } from "./options.js";
 import { PACKAGE_VERSION } from "./plugin.js";
 import type { RipgrepProviderOptions } from "./provider.js";
@@ -20,9 +26,7 @@ Usage:
 
 Options:
   --root DIR             directory to search; nothing outside it is read (default: working directory)
-  --http [host:]port     serve streamable HTTP instead (host default 127.0.0.1)
-  --token T              with --http: require "Authorization: Bearer T" (default: $OCP_HTTP_TOKEN)
-  --mcp                  serve MCP clients (stdio, or streamable HTTP at /mcp with --http)
+${SERVE_OPTIONS_HELP}
   --hidden               search hidden files and directories too (never .git)
   --glob GLOB            include (*.ts, src/**) or exclude (!*.test.ts) files, as rg's --glob; repeatable
   --max-filesize BYTES   skip larger files (default ${DEFAULTS.maxFileSizeBytes})
@@ -36,126 +40,63 @@ Options:
   --version              show the version
 `;
 
-/** The usage line a usage error names. */
-const SYNOPSIS = "ocp-ripgrep [--root DIR] [--http [host:]port] [--token T] [options]";
+/** The provider's own options; the serving ones are the runner's. */
+const OPTIONS = {
+  root: { type: "string" },
+  hidden: { type: "boolean" },
+  glob: { type: "string", multiple: true },
+  "max-filesize": { type: "string" },
+  context: { type: "string" },
+  timeout: { type: "string" },
+  "max-searches": { type: "string" },
+  "max-queued": { type: "string" },
+  "queue-timeout": { type: "string" },
+  rg: { type: "string" },
+} as const;
 
-class UsageError extends Error {}
-
-function whole(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed)) {
-    throw new UsageError(`--${name} must be a whole number, not '${value}'`);
-  }
-  return parsed;
-}
-
-/** Parses `[host:]port` (`8080`, `0.0.0.0:8080`, `[::1]:8080`) as `--http` takes it. */
-export function parseListen(value: string): { host: string; port: number } {
-  const listen = parseListenAddress(value);
-  if (listen === undefined) throw new UsageError(`--http expects [host:]port, not '${value}'`);
-  return listen;
-}
-
-/** Reads the command line into provider options and a transport choice. */
-export function parseCommandLine(argv: readonly string[]): {
-  help: boolean;
-  version: boolean;
-  http?: { host: string; port: number };
-  token?: string;
-  mcp: boolean;
-  options: RipgrepProviderOptions;
-} {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      options: {
-        root: { type: "string" },
-        http: { type: "string" },
-        token: { type: "string" },
-        mcp: { type: "boolean" },
-        hidden: { type: "boolean" },
-        glob: { type: "string", multiple: true },
-        "max-filesize": { type: "string" },
-        context: { type: "string" },
-        timeout: { type: "string" },
-        "max-searches": { type: "string" },
-        "max-queued": { type: "string" },
-        "queue-timeout": { type: "string" },
-        rg: { type: "string" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean" },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError(argsErrorMessage(error) ?? (error as Error).message);
-  }
-  const text = (key: string) => values[key] as string | undefined;
-  if (text("token") !== undefined && text("http") === undefined) throw new UsageError("--token needs --http");
+/** The provider options the command line asks for. */
+function providerOptions(args: CommandArgs): RipgrepProviderOptions {
   return {
-    help: values.help === true,
-    version: values.version === true,
-    http: text("http") !== undefined ? parseListen(text("http") as string) : undefined,
-    token: text("token") ?? process.env.OCP_HTTP_TOKEN,
-    mcp: values.mcp === true,
-    options: {
-      root: text("root") ?? process.cwd(),
-      hidden: values.hidden === true,
-      globs: values.glob as string[] | undefined,
-      maxFileSizeBytes: whole("max-filesize", text("max-filesize")),
-      contextLines: whole("context", text("context")),
-      timeoutMs: whole("timeout", text("timeout")),
-      maxConcurrentSearches: whole("max-searches", text("max-searches")),
-      maxQueuedSearches: whole("max-queued", text("max-queued")),
-      queueTimeoutMs: whole("queue-timeout", text("queue-timeout")),
-      rgPath: text("rg"),
-    },
+    root: args.string("root") ?? process.cwd(),
+    hidden: args.flag("hidden"),
+    globs: args.list("glob"),
+    maxFileSizeBytes: args.whole("max-filesize"),
+    contextLines: args.whole("context"),
+    timeoutMs: args.whole("timeout"),
+    maxConcurrentSearches: args.whole("max-searches"),
+    maxQueuedSearches: args.whole("max-queued"),
+    queueTimeoutMs: args.whole("queue-timeout"),
+    rgPath: args.string("rg"),
   };
+}
+
+/** `ocp-ripgrep` as the runner knows it. */
+const COMMAND: ProviderCommandSpec = {
+  name: "ocp-ripgrep",
+  version: PACKAGE_VERSION,
+  usage: USAGE,
+  synopsis: "ocp-ripgrep [--root DIR] [--http [host:]port] [--token T] [options]",
+  options: OPTIONS,
+  check: (args) => void resolveOptions(providerOptions(args)),
+  async toProvider(args) {
+    const options = providerOptions(args);
+    // Fail now, with the reason, rather than serve a provider whose only plugin cannot run.
+    const rg = await findRipgrep({ rgPath: options.rgPath });
+    const { ripgrepProvider } = await import("./provider.js");
+    return ripgrepProvider({ ...options, rgPath: rg.path });
+  },
+};
+
+/** Reads the command line into provider options and how to serve them (for tests). */
+export function parseCommandLine(argv: readonly string[]): ServeOptions & { options: RipgrepProviderOptions } {
+  const { args, serve } = parseProviderCommand(COMMAND, argv);
+  return { ...serve, options: providerOptions(args) };
 }
 
 /**
  * Runs `ocp-ripgrep`. Resolves to an exit code, or to `"serving"` once an HTTP server
  * is listening (stdio serving ends the process itself).
  */
-export async function main(argv: readonly string[]): Promise<number | "serving"> {
-  let parsed: ReturnType<typeof parseCommandLine>;
-  // Help wins over any mistake elsewhere on the line.
-  if (wantsHelp(argv)) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  try {
-    parsed = parseCommandLine(argv);
-    if (parsed.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
-    if (parsed.version) {
-      process.stdout.write(`${PACKAGE_VERSION}\n`);
-      return 0;
-    }
-    // Every option checked now, so a bad value is a usage error rather than a failed start.
-    resolveOptions(parsed.options);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(usageErrorLine("ocp-ripgrep", message, SYNOPSIS));
-    return 2;
-  }
-  try {
-    // Fail now, with the reason, rather than serve a provider whose only plugin cannot run.
-    const rg = await findRipgrep({ rgPath: parsed.options.rgPath });
-    const { serveProvider } = await import("ocp-provider/serve");
-    const { ripgrepProvider } = await import("./provider.js");
-    await serveProvider(() => ripgrepProvider({ ...parsed.options, rgPath: rg.path }), {
-      http: parsed.http,
-      token: parsed.token,
-      mcp: parsed.mcp ? {} : undefined,
-    });
-    return "serving";
-  } catch (error) {
-    process.stderr.write(`ocp-ripgrep: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
-  }
+export function main(argv: readonly string[]): Promise<number | "serving"> {
+  return runProviderCommand(COMMAND, argv);
 }

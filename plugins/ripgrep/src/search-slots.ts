@@ -28,7 +28,7 @@ export type ReleaseSlot = () => void;
 /** A refusal for lack of capacity: its message, meant for the host, starts with `OCP_ERR_BUSY`. */
 export class BusyError extends UserError {
   /** Always `OCP_ERR_BUSY`. */
-  readonly code = ERROR_CODES.BUSY;
+  override readonly code = ERROR_CODES.BUSY;
   constructor(message: string) {
     super(`${ERROR_CODES.BUSY}: ${message}`);
     this.name = "BusyError";
