@@ -24,7 +24,10 @@ import { fanOut, type PluginOutcome } from "./fan-out.js";
 import { buildFrame, frameContext } from "./frames.js";
 import { createLogger, type Logger } from "./logger.js";
 import { isPlugin, type Plugin, type QueryExtension } from "./plugin.js";
-import { createSession, type Session } from "./session.js";
+import type { QueryOptions, QueryTrace } from "./query-options.js";
+import { createSession, registerAnswer, type Session } from "./session.js";
+
+export type { QueryOptions, QueryTrace } from "./query-options.js";
 
 /** The configuration of {@link defineProvider}. */
 export interface ProviderOptions {
@@ -50,35 +53,8 @@ export interface ProviderOptions {
   logger?: Logger;
 }
 
-/** Options of a single query. */
-export interface QueryOptions {
-  /** Aborts the plugins' work (the host went away, the provider is shutting down). */
-  signal?: AbortSignal;
-  /** Filled with where the query's time went (`ocp bench` reads it). */
-  trace?: QueryTrace;
-}
-
-/** Where one query's time went, in milliseconds (`performance.now()` differences). */
-export interface QueryTrace {
-  /** The plugins' searches, with the checks of what they returned. */
-  searchMs?: number;
-  /** Choosing what ships under the budget: exact token counting included. */
-  packMs?: number;
-  /** Making frames of what ships: ids, digests, citations. */
-  framesMs?: number;
-}
-
-/** Answers a query that has already been read (a session reads it with its envelope): internal. */
-export const ANSWER: unique symbol = Symbol("ocp-provider.answer");
-
 /** A provider: query it in-process, or serve it with a transport. */
 export interface Provider {
-  /** Internal: {@link Provider.query} without reading the query again; synchronous when it can be. */
-  readonly [ANSWER]: (
-    query: ContextQuery,
-    options?: QueryOptions,
-    raw?: unknown,
-  ) => ContextQueryResult | Promise<ContextQueryResult>;
   /** The identity written into `handshake_ack`. */
   readonly info: ProviderInfo;
   /** The capabilities written into `handshake_ack`. */
@@ -305,7 +281,6 @@ export function defineProvider(options: ProviderOptions): Provider {
   let defaultSession: Session | undefined;
   const provider: Provider & { [PROVIDER_BRAND]: true } = {
     [PROVIDER_BRAND]: true,
-    [ANSWER]: answer,
     info,
     capabilities,
     counter,
@@ -332,6 +307,7 @@ export function defineProvider(options: ProviderOptions): Provider {
       );
     },
   };
+  registerAnswer(provider, answer);
   return provider;
 }
 
