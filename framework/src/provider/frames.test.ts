@@ -1,9 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contentDigest, formatRange, prepareCandidate } from "./frames.js";
+import { contentDigest, formatRange, frameContext, prepareCandidate } from "./frames.js";
 import { type Candidate, definePlugin } from "./plugin.js";
 
 const plugin = definePlugin({ name: "ids", kinds: ["doc"], search: () => [] });
+/** One provider's context for every run: its id memos fill up and start over as a provider's would. */
+const context = frameContext("ids-test", "/");
 
 /** The id the docs promise: `plugin:id`, else `plugin:uri#L<a>-<b>` (or `plugin:uri`), else a digest. */
 function expectedId(candidate: Candidate): string {
@@ -32,7 +34,7 @@ describe("frame ids", () => {
     fc.assert(
       fc.property(fc.array(arbitraryCandidate, { minLength: 50, maxLength: 300 }), (candidates) => {
         for (const candidate of candidates) {
-          const prepared = prepareCandidate(candidate, plugin);
+          const prepared = prepareCandidate(candidate, plugin, context);
           if (typeof prepared === "string") throw new Error(prepared);
           expect(prepared.id).toBe(expectedId(candidate));
         }

@@ -6,6 +6,7 @@
  * and each sees the state its predecessors left.
  */
 import { errorEnvelope, readEnvelope, trustEnvelope } from "../wire/codec.js";
+import type { FramesWriter } from "../wire/frames-json.js";
 import type { Capabilities, ContextQuery, ContextQueryResult, Envelope, ProviderInfo } from "../wire/schemas.js";
 import { majorFamily, PROTOCOL_VERSION, versionsCompatible } from "../wire/version.js";
 import { describeError, ERROR_CODES, InvalidQueryError, OcpError, UserError } from "./errors.js";
@@ -15,8 +16,8 @@ import type { QueryOptions } from "./query-options.js";
 /**
  * What a session needs of a provider: its identity for the ack, a way to start it, a
  * logger. A provider from `defineProvider()` is one. How it answers a query is not on
- * this type: the provider hands its answer function to {@link registerAnswer}, and only
- * sessions look it up.
+ * this type: the provider hands its {@link ProviderDoor} to {@link registerDoor}, and
+ * only sessions look it up.
  */
 export interface SessionHost {
   /** The identity written into `handshake_ack`. */
@@ -39,16 +40,24 @@ export type AnswerQuery = (
   raw?: unknown,
 ) => ContextQueryResult | Promise<ContextQueryResult>;
 
+/** How a provider's sessions reach its pipeline: the one door in, and the writer of what comes out. */
+export interface ProviderDoor {
+  /** Answers a query already read from its envelope. */
+  readonly answer: AnswerQuery;
+  /** Writes the provider's frames envelopes, with the provider's own memos. */
+  readonly writer: FramesWriter;
+}
+
 /**
  * The one door into the answer pipeline, per provider. Module-private: a provider's
  * public type carries no internal member, and nothing but a session (and the provider
  * itself) reaches the pipeline.
  */
-const answers = new WeakMap<SessionHost, AnswerQuery>();
+const doors = new WeakMap<SessionHost, ProviderDoor>();
 
 /** Internal: records how `host` answers, once, when the provider is defined. */
-export function registerAnswer(host: SessionHost, answer: AnswerQuery): void {
-  answers.set(host, answer);
+export function registerDoor(host: SessionHost, door: ProviderDoor): void {
+  doors.set(host, door);
 }
 
 /** Where a session is: waiting for a handshake, ready for queries, or shut down. */
@@ -97,16 +106,8 @@ export interface SessionResponder {
   readonly session: Session;
   /** Handles one decoded JSON value from the host; never throws. */
   respond(message: unknown, options?: QueryOptions): SessionReply | Promise<SessionReply>;
-}
-
-/**
- * Frames in a session's replies were built by the framework, which makes them valid by
- * construction (a property test holds them to the reference schema): marked so, the
- * writer does not check them again. Hosts cannot send frames, so no other reply holds any.
- */
-function trusted(reply: SessionReply): SessionReply {
-  if (reply.envelope?.type === "frames") trustEnvelope(reply.envelope);
-  return reply;
+  /** Writes the frames envelopes of this provider (its replies are the framework's own). */
+  readonly writer: FramesWriter;
 }
 
 /** Opens a session on `provider` (from `defineProvider()`); throws an {@link OcpError} for anything else. */
@@ -116,11 +117,11 @@ export function createSession(provider: SessionHost, options: SessionOptions = {
 
 /** Internal: {@link createSession}, with the sync-capable respond path the framework's transports use. */
 export function openResponder(provider: SessionHost, options: SessionOptions = {}): SessionResponder {
-  const registered = answers.get(provider);
-  if (registered === undefined) {
+  const door = doors.get(provider);
+  if (door === undefined) {
     throw new OcpError(ERROR_CODES.PROVIDER_CONFIG, "createSession: expected a provider from defineProvider()");
   }
-  const answerQuery: AnswerQuery = registered;
+  const { answer: answerQuery, writer } = door;
   let state: SessionState = options.requireHandshake === false ? "ready" : "awaiting-handshake";
 
   function respond(message: unknown, queryOptions?: QueryOptions): SessionReply | Promise<SessionReply> {
@@ -193,6 +194,13 @@ export function openResponder(provider: SessionHost, options: SessionOptions = {
     };
   }
 
+  // Frames in a session's replies were built by the framework, which makes them valid by
+  // construction (a property test holds them to the reference schema): marked so, the
+  // writer does not check them again. Hosts cannot send frames, so no other reply holds any.
+  const trusted = (reply: SessionReply): SessionReply => {
+    if (reply.envelope?.type === "frames") trustEnvelope(reply.envelope, writer);
+    return reply;
+  };
   const respondLater = (message: unknown, queryOptions?: QueryOptions): Promise<SessionReply> => {
     const reply = respond(message, queryOptions);
     return reply instanceof Promise ? reply.then(trusted) : Promise.resolve(trusted(reply));
@@ -204,5 +212,5 @@ export function openResponder(provider: SessionHost, options: SessionOptions = {
     respond: respondLater,
     handle: (message, queryOptions) => respondLater(message, queryOptions).then((reply) => reply.envelope),
   };
-  return { session, respond };
+  return { session, respond, writer };
 }

@@ -7,10 +7,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { arbitraryContextFrame, arbitraryWireString, type WireObject } from "./arbitraries.js";
-import { framesEnvelopeJson, framesEnvelopeLine } from "./frames-json.js";
+import { createFramesWriter } from "./frames-json.js";
 import type { ContextQueryResult } from "./schemas.js";
 
 const runs = { numRuns: 400 };
+/** One writer for the whole file, as one provider keeps one: its memos carry over from case to case. */
+const writer = createFramesWriter();
+const framesEnvelopeJson = (result: ContextQueryResult) => writer.json(result);
+const framesEnvelopeLine = (result: ContextQueryResult) => writer.line(result);
 
 /** A wire frame as the framework builds one: absent optionals are left out, never null. */
 function built(value: WireObject): WireObject {

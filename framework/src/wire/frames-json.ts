@@ -8,6 +8,9 @@
  * field by field, to the last one written with its id. Its output is byte for byte
  * what `JSON.stringify` gives for a frames envelope whose fields were created in
  * schema order, as the framework builds them: property tests hold the two equal.
+ *
+ * The memos and the buffer slab belong to one {@link FramesWriter}: each provider makes
+ * its own (see `createFramesWriter`), so two providers in one process share none of them.
  */
 import { GenerationalCache, memoizeString } from "../cache/generational.js";
 import type { ContextFrame, ContextQueryResult, FrameEmbedding, Provenance, Relation } from "./schemas.js";
@@ -19,15 +22,12 @@ const MEMO_MIN_LENGTH = 48;
  * frame's bytes), and a cap per entry bounds them to a few MiB whatever ships.
  */
 const MEMO_MAX_LENGTH = 8 * 1024;
-const literal = memoizeString((text) => JSON.stringify(text), 512);
-
 /** What JSON.stringify escapes in a string: quote, backslash, controls, and (lone) surrogates. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** The JSON literal of a string; long ones come from the memo. */
-function str(text: string): string {
-  if (text.length >= MEMO_MIN_LENGTH) return text.length <= MEMO_MAX_LENGTH ? literal(text) : JSON.stringify(text);
+/** The JSON literal of a short string. */
+function shortStr(text: string): string {
   // Most short strings (ids, kinds, ranges, labels) need no escaping: quoting them is cheaper than JSON.stringify.
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
@@ -37,40 +37,21 @@ function num(value: number): string {
   return Number.isFinite(value) ? String(value) : "null";
 }
 
-/** `,"key":value` for a member that may be absent (undefined is left out, null kept). */
-function opt(key: string, value: string | number | null | undefined): string {
-  if (value === undefined) return "";
-  if (value === null) return `,"${key}":null`;
-  return `,"${key}":${typeof value === "string" ? str(value) : num(value)}`;
-}
-
-function provenance(entry: Provenance): string {
-  // `type` comes first in every entry the framework builds; written like the others for nulls.
-  return `{${opt("type", entry.type).slice(1)}${opt("uri", entry.uri)}${opt("range", entry.range)}${opt("digest", entry.digest)}${opt("method", entry.method)}${opt("by", entry.by)}}`;
-}
-
-function embedding(value: FrameEmbedding | undefined): string {
-  if (value === undefined) return "";
-  const vector = value.vector === undefined ? "" : `,"vector":[${value.vector.map(num).join(",")}]`;
-  return `,"embedding":{"fingerprint":${str(value.fingerprint)}${vector}}`;
-}
-
-function relation(value: Relation): string {
-  return `{"rel":${str(value.rel)},"target_uri":${str(value.target_uri)}${opt("display_name", value.display_name)}}`;
-}
-
 function list<T>(items: readonly T[], write: (item: T) => string): string {
   let out = "";
   for (let i = 0; i < items.length; i++) out += i === 0 ? write(items[i] as T) : `,${write(items[i] as T)}`;
   return out;
 }
 
+const FRAMES_HEAD = '{"type":"frames","result":{"frames":[';
+const HEAD_BYTES = Buffer.from(FRAMES_HEAD);
+const COMMA_BYTES = Buffer.from(",");
 /**
- * The last frame written per id, with its JSON. A provider answers the same sections
- * again and again; a frame equal field by field to the last one with its id is not
- * written again. Bounded in entries, and frames over 16 Ki characters of JSON are not kept.
+ * Lines are cut from 64 KiB slabs: Node's own 8 KiB pool made a new ArrayBuffer every
+ * three or four 2 KB replies, which cost as much as assembling them. A slab stays
+ * alive while any line cut from it is still being written.
  */
-const written = new GenerationalCache<string, Written>(256);
+const SLAB_BYTES = 64 * 1024;
 
 /** A frame as last written: its JSON, and that JSON's UTF-8 bytes once asked for. */
 interface Written {
@@ -79,93 +60,124 @@ interface Written {
   bytes: Buffer | undefined;
 }
 
-function lastWritten(value: ContextFrame): Written {
-  const last = written.get(value.id);
-  if (last !== undefined && sameFrame(last.frame, value)) return last;
-  const entry: Written = { frame: value, json: frameJson(value), bytes: undefined };
-  if (entry.json.length <= 2 * MEMO_MAX_LENGTH) written.set(value.id, entry);
-  return entry;
+/** Writes the frames envelopes of one provider, with that provider's own memos. */
+export interface FramesWriter {
+  /** The JSON text of `{ type: "frames", result }` for a result the framework built. */
+  json(result: ContextQueryResult): string;
+  /**
+   * {@link FramesWriter.json} plus a newline, as UTF-8 bytes: an NDJSON line ready for a
+   * pipe. Each frame's bytes are kept with its memoised JSON, so a reply is a copy of
+   * ready bytes: encoding a 2 KB reply string (a concatenation, often with a character
+   * beyond Latin-1, so two bytes per character in memory) took longer than the copy.
+   */
+  line(result: ContextQueryResult): Buffer;
 }
 
-function frame(value: ContextFrame): string {
-  return lastWritten(value).json;
-}
+/** A frames writer with memos of its own: one per provider. */
+export function createFramesWriter(): FramesWriter {
+  const literal = memoizeString((text) => JSON.stringify(text), 512);
+  /**
+   * The last frame written per id, with its JSON. A provider answers the same sections
+   * again and again; a frame equal field by field to the last one with its id is not
+   * written again. Bounded in entries, and frames over 16 Ki characters of JSON are not kept.
+   */
+  const written = new GenerationalCache<string, Written>(256);
+  let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  let slabUsed = 0;
 
-function frameBytes(value: ContextFrame): Buffer {
-  const entry = lastWritten(value);
-  entry.bytes ??= Buffer.from(entry.json, "utf8");
-  return entry.bytes;
-}
+  /** The JSON literal of a string; long ones come from the memo. */
+  function str(text: string): string {
+    if (text.length >= MEMO_MIN_LENGTH) return text.length <= MEMO_MAX_LENGTH ? literal(text) : JSON.stringify(text);
+    return shortStr(text);
+  }
 
-function frameJson(value: ContextFrame): string {
-  return (
-    `{"id":${str(value.id)},"kind":${str(value.kind)},"title":${str(value.title)},"content":${str(value.content)}` +
-    `${opt("uri", value.uri)},"score":${num(value.score)},"token_cost":${num(value.token_cost)}` +
-    `${opt("valid_from", value.valid_from)}${opt("valid_to", value.valid_to)}${opt("recorded_at", value.recorded_at)}` +
-    `,"provenance":[${list(value.provenance, provenance)}]${opt("citation_label", value.citation_label)}` +
-    `${embedding(value.embedding)},"relations":[${list(value.relations, relation)}]}`
-  );
-}
+  /** `,"key":value` for a member that may be absent (undefined is left out, null kept). */
+  function opt(key: string, value: string | number | null | undefined): string {
+    if (value === undefined) return "";
+    if (value === null) return `,"${key}":null`;
+    return `,"${key}":${typeof value === "string" ? str(value) : num(value)}`;
+  }
 
-/** The JSON text of `{ type: "frames", result }` for a result the framework built. */
-export function framesEnvelopeJson(result: ContextQueryResult): string {
-  return `${FRAMES_HEAD}${list(result.frames, frame)}${resultTail(result)}`;
-}
+  function provenance(entry: Provenance): string {
+    // `type` comes first in every entry the framework builds; written like the others for nulls.
+    return `{${opt("type", entry.type).slice(1)}${opt("uri", entry.uri)}${opt("range", entry.range)}${opt("digest", entry.digest)}${opt("method", entry.method)}${opt("by", entry.by)}}`;
+  }
 
-const FRAMES_HEAD = '{"type":"frames","result":{"frames":[';
-const HEAD_BYTES = Buffer.from(FRAMES_HEAD);
-const COMMA_BYTES = Buffer.from(",");
+  function embedding(value: FrameEmbedding | undefined): string {
+    if (value === undefined) return "";
+    const vector = value.vector === undefined ? "" : `,"vector":[${value.vector.map(num).join(",")}]`;
+    return `,"embedding":{"fingerprint":${str(value.fingerprint)}${vector}}`;
+  }
 
-function resultTail(result: ContextQueryResult): string {
-  return `],"truncated":${result.truncated}${opt("dropped_estimate", result.dropped_estimate)}}}`;
-}
+  function relation(value: Relation): string {
+    return `{"rel":${str(value.rel)},"target_uri":${str(value.target_uri)}${opt("display_name", value.display_name)}}`;
+  }
 
-/**
- * {@link framesEnvelopeJson} plus a newline, as UTF-8 bytes: an NDJSON line ready for a
- * pipe. Each frame's bytes are kept with its memoised JSON, so a reply is a copy of
- * ready bytes: encoding a 2 KB reply string (a concatenation, often with a character
- * beyond Latin-1, so two bytes per character in memory) took longer than the copy.
- */
-export function framesEnvelopeLine(result: ContextQueryResult): Buffer {
-  const parts: Buffer[] = [HEAD_BYTES];
-  let length = HEAD_BYTES.length;
-  const { frames } = result;
-  for (let i = 0; i < frames.length; i++) {
-    if (i > 0) {
-      parts.push(COMMA_BYTES);
-      length += 1;
+  function frameJson(value: ContextFrame): string {
+    return (
+      `{"id":${str(value.id)},"kind":${str(value.kind)},"title":${str(value.title)},"content":${str(value.content)}` +
+      `${opt("uri", value.uri)},"score":${num(value.score)},"token_cost":${num(value.token_cost)}` +
+      `${opt("valid_from", value.valid_from)}${opt("valid_to", value.valid_to)}${opt("recorded_at", value.recorded_at)}` +
+      `,"provenance":[${list(value.provenance, provenance)}]${opt("citation_label", value.citation_label)}` +
+      `${embedding(value.embedding)},"relations":[${list(value.relations, relation)}]}`
+    );
+  }
+
+  function lastWritten(value: ContextFrame): Written {
+    const last = written.get(value.id);
+    if (last !== undefined && sameFrame(last.frame, value)) return last;
+    const entry: Written = { frame: value, json: frameJson(value), bytes: undefined };
+    if (entry.json.length <= 2 * MEMO_MAX_LENGTH) written.set(value.id, entry);
+    return entry;
+  }
+
+  const frame = (value: ContextFrame): string => lastWritten(value).json;
+
+  function frameBytes(value: ContextFrame): Buffer {
+    const entry = lastWritten(value);
+    entry.bytes ??= Buffer.from(entry.json, "utf8");
+    return entry.bytes;
+  }
+
+  function resultTail(result: ContextQueryResult): string {
+    return `],"truncated":${result.truncated}${opt("dropped_estimate", result.dropped_estimate)}}}`;
+  }
+
+  function slice(length: number): Buffer {
+    if (length > SLAB_BYTES / 4) return Buffer.allocUnsafeSlow(length);
+    if (slabUsed + length > SLAB_BYTES) {
+      slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      slabUsed = 0;
     }
-    const bytes = frameBytes(frames[i] as ContextFrame);
-    parts.push(bytes);
-    length += bytes.length;
+    const line = slab.subarray(slabUsed, slabUsed + length);
+    // Next line on an 8-byte boundary, as Node's pool aligns its slices.
+    slabUsed = (slabUsed + length + 7) & ~7;
+    return line;
   }
-  const tail = `${resultTail(result)}\n`;
-  const line = slice(length + tail.length);
-  let at = 0;
-  for (const part of parts) at += part.copy(line, at);
-  line.write(tail, at, "latin1"); // the tail is ASCII
-  return line;
-}
 
-/**
- * Lines are cut from 64 KiB slabs: Node's own 8 KiB pool made a new ArrayBuffer every
- * three or four 2 KB replies, which cost as much as assembling them. A slab stays
- * alive while any line cut from it is still being written.
- */
-const SLAB_BYTES = 64 * 1024;
-let slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-let slabUsed = 0;
-
-function slice(length: number): Buffer {
-  if (length > SLAB_BYTES / 4) return Buffer.allocUnsafeSlow(length);
-  if (slabUsed + length > SLAB_BYTES) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slabUsed = 0;
-  }
-  const line = slab.subarray(slabUsed, slabUsed + length);
-  // Next line on an 8-byte boundary, as Node's pool aligns its slices.
-  slabUsed = (slabUsed + length + 7) & ~7;
-  return line;
+  return {
+    json: (result) => `${FRAMES_HEAD}${list(result.frames, frame)}${resultTail(result)}`,
+    line(result) {
+      const parts: Buffer[] = [HEAD_BYTES];
+      let length = HEAD_BYTES.length;
+      const { frames } = result;
+      for (let i = 0; i < frames.length; i++) {
+        if (i > 0) {
+          parts.push(COMMA_BYTES);
+          length += 1;
+        }
+        const bytes = frameBytes(frames[i] as ContextFrame);
+        parts.push(bytes);
+        length += bytes.length;
+      }
+      const tail = `${resultTail(result)}\n`;
+      const line = slice(length + tail.length);
+      let at = 0;
+      for (const part of parts) at += part.copy(line, at);
+      line.write(tail, at, "latin1"); // the tail is ASCII
+      return line;
+    },
+  };
 }
 
 /** True if the two frames would be written alike: every field that reaches the JSON is equal. */
