@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contentDigest, formatRange, frameContext, prepareCandidate } from "./frames.js";
+import { FRAME_FIELDS } from "../wire/frame-fields.js";
+import { buildFrame, contentDigest, formatRange, frameContext, prepareCandidate } from "./frames.js";
 import { type Candidate, definePlugin } from "./plugin.js";
 
 const plugin = definePlugin({ name: "ids", kinds: ["doc"], search: () => [] });
@@ -41,5 +42,14 @@ describe("frame ids", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("built frames", () => {
+  it("carry every field of the frame field table, in its order (the writer's bytes depend on it)", () => {
+    const prepared = prepareCandidate({ content: "x", relevance: 0.5, uri: "file:///r/a.ts" }, plugin, context);
+    if (typeof prepared === "string") throw new Error(prepared);
+    const frame = buildFrame({ candidate: prepared, content: "x", tokenCost: 1 }, context);
+    expect(Object.keys(frame)).toEqual(Object.keys(FRAME_FIELDS));
   });
 });

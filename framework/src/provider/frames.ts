@@ -16,6 +16,7 @@ import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GenerationalCache, memoizeString } from "../cache/generational.js";
 import type { PackedFrame } from "../pack/pack.js";
+import type { FrameField } from "../wire/frame-fields.js";
 import type { ContextFrame, FrameKind, Provenance } from "../wire/schemas.js";
 import { candidateProblem } from "./candidate-check.js";
 import { displayLine } from "./display-text.js";
@@ -260,7 +261,9 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
       target_uri: relation.targetUri,
       display_name: relation.displayName === undefined ? undefined : displayLine(relation.displayName),
     })),
-  };
+    // Every field of the table, optional ones included, in its order: the writer's bytes
+    // equal JSON.stringify's only for frames whose keys come in schema order.
+  } satisfies Record<FrameField, unknown>;
 }
 
 /** `text` as one plain line, or undefined when nothing shows once it is cleaned. */

@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { arbitraryContextFrame, arbitraryWireString, type WireObject } from "./arbitraries.js";
+import { FRAME_FIELDS } from "./frame-fields.js";
 import { createFramesWriter } from "./frames-json.js";
 import type { ContextQueryResult } from "./schemas.js";
 
@@ -45,21 +46,8 @@ type Change =
   | { at: "provenance" | "relations"; key: string; value: string }
   | { at: "vector"; value: number };
 
-const FRAME_KEYS = [
-  "kind",
-  "title",
-  "content",
-  "uri",
-  "score",
-  "token_cost",
-  "valid_from",
-  "valid_to",
-  "recorded_at",
-  "provenance",
-  "citation_label",
-  "embedding",
-  "relations",
-];
+/** Every field of a frame but its id (the memo's key), from the field table. */
+const FRAME_KEYS = Object.keys(FRAME_FIELDS).filter((key) => key !== "id");
 
 const arbitraryChange: fc.Arbitrary<Change> = fc.oneof(
   fc.constantFrom(...FRAME_KEYS).map((key) => ({ at: "frame" as const, key })),

@@ -9,10 +9,15 @@
  * what `JSON.stringify` gives for a frames envelope whose fields were created in
  * schema order, as the framework builds them: property tests hold the two equal.
  *
+ * The frame's JSON and the equality check are compiled once from the field table
+ * (frame-fields.ts) into the straight-line code one would write by hand: a field added
+ * to the schema reaches both, in its place, or the table fails the typecheck.
+ *
  * The memos and the buffer slab belong to one {@link FramesWriter}: each provider makes
  * its own (see `createFramesWriter`), so two providers in one process share none of them.
  */
 import { GenerationalCache, memoizeString } from "../cache/generational.js";
+import { FRAME_FIELDS, type FrameFieldShape } from "./frame-fields.js";
 import type { ContextFrame, ContextQueryResult, FrameEmbedding, Provenance, Relation } from "./schemas.js";
 
 /** Strings shorter than this are escaped directly: hashing them would cost as much as escaping. */
@@ -103,25 +108,17 @@ export function createFramesWriter(): FramesWriter {
     return `{${opt("type", entry.type).slice(1)}${opt("uri", entry.uri)}${opt("range", entry.range)}${opt("digest", entry.digest)}${opt("method", entry.method)}${opt("by", entry.by)}}`;
   }
 
-  function embedding(value: FrameEmbedding | undefined): string {
+  function embedding(key: string, value: FrameEmbedding | undefined): string {
     if (value === undefined) return "";
     const vector = value.vector === undefined ? "" : `,"vector":[${value.vector.map(num).join(",")}]`;
-    return `,"embedding":{"fingerprint":${str(value.fingerprint)}${vector}}`;
+    return `,"${key}":{"fingerprint":${str(value.fingerprint)}${vector}}`;
   }
 
   function relation(value: Relation): string {
     return `{"rel":${str(value.rel)},"target_uri":${str(value.target_uri)}${opt("display_name", value.display_name)}}`;
   }
 
-  function frameJson(value: ContextFrame): string {
-    return (
-      `{"id":${str(value.id)},"kind":${str(value.kind)},"title":${str(value.title)},"content":${str(value.content)}` +
-      `${opt("uri", value.uri)},"score":${num(value.score)},"token_cost":${num(value.token_cost)}` +
-      `${opt("valid_from", value.valid_from)}${opt("valid_to", value.valid_to)}${opt("recorded_at", value.recorded_at)}` +
-      `,"provenance":[${list(value.provenance, provenance)}]${opt("citation_label", value.citation_label)}` +
-      `${embedding(value.embedding)},"relations":[${list(value.relations, relation)}]}`
-    );
-  }
+  const frameJson = compileFrameJson({ str, num, opt, list, provenance, relation, embedding });
 
   function lastWritten(value: ContextFrame): Written {
     const last = written.get(value.id);
@@ -180,25 +177,73 @@ export function createFramesWriter(): FramesWriter {
   };
 }
 
-/** True if the two frames would be written alike: every field that reaches the JSON is equal. */
-function sameFrame(a: ContextFrame, b: ContextFrame): boolean {
-  return (
-    a.id === b.id &&
-    a.kind === b.kind &&
-    a.title === b.title &&
-    a.content === b.content &&
-    a.uri === b.uri &&
-    Object.is(a.score, b.score) &&
-    a.token_cost === b.token_cost &&
-    a.valid_from === b.valid_from &&
-    a.valid_to === b.valid_to &&
-    a.recorded_at === b.recorded_at &&
-    a.citation_label === b.citation_label &&
-    sameList(a.provenance, b.provenance, sameProvenance) &&
-    sameEmbedding(a.embedding, b.embedding) &&
-    sameList(a.relations, b.relations, sameRelation)
-  );
+/** The helpers a compiled frame writer calls: the writer's own, with its memos. */
+interface WriteHelpers {
+  str(text: string): string;
+  num(value: number): string;
+  opt(key: string, value: string | number | null | undefined): string;
+  list<T>(items: readonly T[], write: (item: T) => string): string;
+  provenance(entry: Provenance): string;
+  relation(value: Relation): string;
+  embedding(key: string, value: FrameEmbedding | undefined): string;
 }
+
+/** The source of one field's part of a frame's JSON, by shape (`first`: the opening field, no comma). */
+const WRITE: Record<FrameFieldShape, (key: string, first: boolean) => string> = {
+  name: (key, first) => `${first ? "{" : ","}"${key}":\${h.str(value.${key})}`,
+  text: (key, first) => `${first ? "{" : ","}"${key}":\${h.str(value.${key})}`,
+  kind: (key, first) => `${first ? "{" : ","}"${key}":\${h.str(value.${key})}`,
+  score: (key) => `,"${key}":\${h.num(value.${key})}`,
+  u32: (key) => `,"${key}":\${h.num(value.${key})}`,
+  optionalName: (key) => `\${h.opt("${key}", value.${key})}`,
+  optionalText: (key) => `\${h.opt("${key}", value.${key})}`,
+  provenance: (key) => `,"${key}":[\${h.list(value.${key}, h.provenance)}]`,
+  relations: (key) => `,"${key}":[\${h.list(value.${key}, h.relation)}]`,
+  embedding: (key) => `\${h.embedding("${key}", value.${key})}`,
+};
+
+/** The source of one field's equality test, by shape. */
+const SAME: Record<FrameFieldShape, (key: string) => string> = {
+  name: (key) => `a.${key} === b.${key}`,
+  text: (key) => `a.${key} === b.${key}`,
+  kind: (key) => `a.${key} === b.${key}`,
+  // Object.is: 0 and -0 are written alike, but a frame's memoised JSON must be its own.
+  score: (key) => `Object.is(a.${key}, b.${key})`,
+  u32: (key) => `a.${key} === b.${key}`,
+  optionalName: (key) => `a.${key} === b.${key}`,
+  optionalText: (key) => `a.${key} === b.${key}`,
+  provenance: (key) => `h.sameList(a.${key}, b.${key}, h.sameProvenance)`,
+  relations: (key) => `h.sameList(a.${key}, b.${key}, h.sameRelation)`,
+  embedding: (key) => `h.sameEmbedding(a.${key}, b.${key})`,
+};
+
+/** The table's fields, checked to be plain identifiers: they are spliced into compiled source. */
+function fieldEntries(): [string, FrameFieldShape][] {
+  const entries = Object.entries(FRAME_FIELDS) as [string, FrameFieldShape][];
+  for (const [key] of entries) if (!/^[a-z_]+$/.test(key)) throw new Error(`frame field '${key}' is not a plain name`);
+  return entries;
+}
+
+/**
+ * Compiles a frame's JSON writer from the field table: one template literal, field after
+ * field, as it would be written by hand (a loop over the table cost a keyed lookup per
+ * field and frame). Only fields the table names are written.
+ */
+function compileFrameJson(helpers: WriteHelpers): (value: ContextFrame) => string {
+  const parts = fieldEntries().map(([key, shape], index) => WRITE[shape](key, index === 0));
+  const make = new Function("h", `return function frameJson(value) { return \`${parts.join("")}}\`; };`);
+  return make(helpers) as (value: ContextFrame) => string;
+}
+
+/**
+ * True if the two frames would be written alike: every field that reaches the JSON is
+ * equal. Compiled from the field table like the writer, so the two name the same fields.
+ */
+const sameFrame = ((): ((a: ContextFrame, b: ContextFrame) => boolean) => {
+  const tests = fieldEntries().map(([key, shape]) => SAME[shape](key));
+  const make = new Function("h", `return function sameFrame(a, b) { return ${tests.join(" && ")}; };`);
+  return make({ sameList, sameProvenance, sameRelation, sameEmbedding });
+})();
 
 function sameList<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
   if (a.length !== b.length) return false;
