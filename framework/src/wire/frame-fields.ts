@@ -1,9 +1,9 @@
 /**
  * The fields of a wire frame, once: their order on the wire and how each is written,
  * compared and drawn in property tests. The fast frames writer and its equality check
- * (frames-json.ts) are compiled from this table, the test arbitraries are made from it,
- * and its type names every key of `ContextFrame`: a field added to the schema and not
- * here fails the typecheck. The same for the query's fields and the fast query reader.
+ * (frames-json.ts) are compiled from this table, the test arbitraries
+ * (test-support/arbitraries.ts) are drawn from it, and its type names every key of
+ * `ContextFrame`: a field added to the schema and not here fails the typecheck. The same for the query's fields and the fast query reader.
  */
 import type { ContextFrame, ContextQuery } from "./schemas.js";
 

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arbitraryContextFrame, arbitraryWireString, type WireObject } from "./arbitraries.js";
+import { arbitraryContextFrame, arbitraryWireString, type WireObject } from "../test-support/arbitraries.js";
 import { FRAME_FIELDS } from "./frame-fields.js";
 import { createFramesWriter } from "./frames-json.js";
 import type { ContextQueryResult } from "./schemas.js";

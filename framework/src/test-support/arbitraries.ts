@@ -19,9 +19,9 @@ import {
   OPTIONAL_FRAME_SHAPES,
   QUERY_FIELDS,
   type QueryFieldShape,
-} from "./frame-fields.js";
-import { FRAME_KINDS, type FrameKind } from "./schemas.js";
-import { PROTOCOL_VERSION } from "./version.js";
+} from "../wire/frame-fields.js";
+import { FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import { PROTOCOL_VERSION } from "../wire/version.js";
 
 /** A JSON object as the reader receives it. */
 export type WireObject = { [key: string]: unknown };
