@@ -61,7 +61,7 @@ export function answer(
     plugins: active,
     timeoutMs: runtime.pluginTimeoutMs,
     signals: [options.signal, runtime.lifetime.signal],
-    log: (plugin) => logOf(runtime, plugin),
+    log: runtime.logFor,
     state: runtime.fanOut,
     frames: runtime.frames,
   });

@@ -40,6 +40,8 @@ export interface ProviderRuntime {
   readonly log: Logger;
   /** Each plugin's logger: the provider's, naming the plugin. */
   readonly pluginLog: ReadonlyMap<Plugin, Logger>;
+  /** A plugin's logger, as one function made once (fan-out asks for it on every query). */
+  readonly logFor: (plugin: Plugin) => Logger;
   /** The counter behind every `token_cost`. */
   readonly counter: TokenCounter;
   readonly root: string;
@@ -66,11 +68,13 @@ export interface ProviderRuntime {
 /** Makes a provider's runtime: fresh state and fresh memos, shared with nothing. */
 export function createRuntime(options: RuntimeOptions): ProviderRuntime {
   const { plugins, log } = options;
+  const pluginLog = new Map(plugins.map((plugin) => [plugin, prefixed(log, plugin.name)]));
   return {
     plugins,
     kinds: FRAME_KINDS.filter((kind) => plugins.some((plugin) => plugin.kinds.includes(kind))),
     log,
-    pluginLog: new Map(plugins.map((plugin) => [plugin, prefixed(log, plugin.name)])),
+    pluginLog,
+    logFor: (plugin) => pluginLog.get(plugin) as Logger,
     counter: createTokenCounter({ tokenizer: options.tokenizer }),
     root: options.root,
     pluginTimeoutMs: options.pluginTimeoutMs,
@@ -88,7 +92,7 @@ export function createRuntime(options: RuntimeOptions): ProviderRuntime {
 
 /** The logger of `plugin` in `runtime`. */
 export function logOf(runtime: ProviderRuntime, plugin: Plugin): Logger {
-  return runtime.pluginLog.get(plugin) as Logger;
+  return runtime.logFor(plugin);
 }
 
 /** A logger whose lines name the plugin too. */
