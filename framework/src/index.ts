@@ -33,7 +33,7 @@ export {
   type QueryOptions,
   type QueryTrace,
 } from "./provider/provider.js";
-export { createSession, type Session, type SessionState } from "./provider/session.js";
+export { createSession, type Session, type SessionHost, type SessionState } from "./provider/session.js";
 export { type CacheStats, createTokenCounter, type TokenCounter, type TokenizerName } from "./tokens/counter.js";
 export { parseListenAddress } from "./transport/listen.js";
 export type {

@@ -2,6 +2,7 @@
 
 export { countLines, lineEnds, sliceLines } from "./lines.js";
 export {
+  CutMemo,
   cutToFit,
   type PackCandidate,
   type PackedFrame,

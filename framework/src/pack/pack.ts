@@ -45,6 +45,12 @@ export interface PackOptions {
   counter: TokenCounter;
   /** Failed exact counts allowed before only surely-fitting candidates are considered. Default 32. */
   maxProbes?: number;
+  /**
+   * Cuts to reuse across calls (a {@link CutMemo}): a provider keeps one for its
+   * life, since the same candidate meets the same budget whenever a host repeats a query.
+   * Default: a fresh one per call.
+   */
+  cuts?: CutMemo;
 }
 
 /** A candidate chosen to ship, with the exact content and cost that go on the wire. */
@@ -98,12 +104,13 @@ function eligible<C extends PackCandidate>(candidates: readonly C[], kinds: read
  * BPE merges make them shrink the result is still within budget, if not the longest.
  * For content that does not fit whole.
  */
-export function cutToFit(content: string, budget: number, counter: TokenCounter): Piece | undefined {
-  let byContent = cuts.get(counter);
-  if (byContent === undefined) {
-    byContent = new GenerationalCache(256);
-    cuts.set(counter, byContent);
-  }
+export function cutToFit(
+  content: string,
+  budget: number,
+  counter: TokenCounter,
+  cuts: CutMemo = new CutMemo(),
+): Piece | undefined {
+  const { byContent } = cuts;
   let byBudget = byContent.get(content);
   if (byBudget === undefined) {
     byBudget = new Map();
@@ -120,9 +127,15 @@ export function cutToFit(content: string, budget: number, counter: TokenCounter)
 /** A cut: the kept text, its exact cost and how many lines it keeps. */
 type Piece = { content: string; tokenCost: number; keptLines: number };
 
-// The same candidate meets the same budget again whenever a host repeats a query, and
-// counting prefixes hashes a fresh string each time: remember cuts per counter and content.
-const cuts = new WeakMap<TokenCounter, GenerationalCache<string, Map<number, Piece | null>>>();
+/**
+ * Cuts already found, by content and budget, for one counter: counting prefixes hashes
+ * a fresh string each time, so a repeated query's cut is worth keeping. Pass one with
+ * the same counter every time; bounded, about 256 contents.
+ */
+export class CutMemo {
+  /** Content → budget → the cut (null: not even the first line fits). */
+  readonly byContent = new GenerationalCache<string, Map<number, Piece | null>>(256);
+}
 
 function searchCut(content: string, budget: number, counter: TokenCounter): Piece | undefined {
   const ends = lineEnds(content);
@@ -161,6 +174,7 @@ function searchCut(content: string, budget: number, counter: TokenCounter): Piec
  */
 export function packFrames<C extends PackCandidate>(candidates: readonly C[], options: PackOptions): PackResult<C> {
   const { maxTokens, maxFrames, counter } = options;
+  const cuts = options.cuts ?? new CutMemo();
   const maxProbes = options.maxProbes ?? 32;
   const pool = new Heap(eligible(candidates, options.kinds), before);
   const frames: PackedFrame<C>[] = [];
@@ -186,7 +200,7 @@ export function packFrames<C extends PackCandidate>(candidates: readonly C[], op
       ship(candidate, tokenCost);
       continue;
     }
-    const piece = cutToFit(candidate.content, remaining, counter);
+    const piece = cutToFit(candidate.content, remaining, counter, cuts);
     if (piece !== undefined) {
       frames.push({ candidate, ...piece });
       remaining -= piece.tokenCost;

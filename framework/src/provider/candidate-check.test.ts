@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arbitraryWireString } from "../wire/arbitraries.js";
+import { arbitraryWireString } from "../test-support/arbitraries.js";
 import { FRAME_KINDS } from "../wire/schemas.js";
 import { CandidateSchema, candidateProblem, isCandidate } from "./candidate-check.js";
 

@@ -6,11 +6,12 @@
  * This runs on every query, so it allocates little: a call's AbortSignal is made only
  * if the plugin reads `ctx.signal`, timeouts share one timer (see {@link InFlight}),
  * and the outer signals (host gone, provider closing) get one listener each for
- * their whole life rather than one per query.
+ * their whole life rather than one per query. That bookkeeping lives in a
+ * {@link FanOutState}, one per provider.
  */
 import type { ContextQuery } from "../wire/schemas.js";
 import { describeError, ERROR_CODES, UserError } from "./errors.js";
-import { type PreparedCandidate, prepareCandidate } from "./frames.js";
+import { type FrameContext, type PreparedCandidate, prepareCandidate } from "./frames.js";
 import type { Logger } from "./logger.js";
 import type { Plugin, SearchContext, SearchOutput } from "./plugin.js";
 
@@ -33,6 +34,10 @@ export interface FanOutOptions {
   /** Signals that stop every plugin (the host went away, the provider is closing). */
   signals?: readonly (AbortSignal | undefined)[];
   log: (plugin: Plugin) => Logger;
+  /** The provider's calls in flight and the signals it listens to. */
+  state: FanOutState;
+  /** The provider's frame ids and digests, which candidates are prepared with. */
+  frames: FrameContext;
 }
 
 /**
@@ -199,15 +204,19 @@ class PluginContext implements SearchContext {
   }
 }
 
-const inFlight = new InFlight();
+/** One provider's fan-out bookkeeping: its calls in flight and the outer signals it listens to. */
+export class FanOutState {
+  /** The provider's calls in flight, with their shared timeout timer. */
+  readonly inFlight = new InFlight();
+  /** Outer signals already listened to: one listener each for its whole life, not one per query. */
+  readonly #listened = new WeakSet<AbortSignal>();
 
-/** Outer signals already listened to: one listener each for its whole life, not one per query. */
-const listened = new WeakSet<AbortSignal>();
-
-function listen(signal: AbortSignal): void {
-  if (listened.has(signal)) return;
-  listened.add(signal);
-  signal.addEventListener("abort", () => inFlight.abortFollowers(signal), { once: true });
+  /** Aborts this provider's calls that `signal` stops, once it aborts. */
+  listen(signal: AbortSignal): void {
+    if (this.#listened.has(signal)) return;
+    this.#listened.add(signal);
+    signal.addEventListener("abort", () => this.inFlight.abortFollowers(signal), { once: true });
+  }
 }
 
 /**
@@ -227,44 +236,45 @@ function runPlugin(
     // A query already aborted (host gone, provider closing) does not reach the plugin.
     if (signal?.aborted) return failure(plugin, signal.reason, log);
   }
+  const { state } = options;
   const call = new Call(started, started + timeoutMs, outer);
-  for (const signal of outer) if (signal !== undefined) listen(signal);
-  inFlight.add(call);
+  for (const signal of outer) if (signal !== undefined) state.listen(signal);
+  state.inFlight.add(call);
   let output: SearchOutput | PromiseLike<SearchOutput>;
   try {
     output = plugin.search(query, new PluginContext(call, Date.now() + timeoutMs, log));
   } catch (error) {
-    finish(call);
+    finish(state, call);
     return failure(plugin, error, log);
   }
   if (!isThenable(output)) {
-    finish(call);
-    return collectSafely(plugin, output, log);
+    finish(state, call);
+    return collectSafely(plugin, output, log, options.frames);
   }
   return call.race(output).then(
     (settled) => {
-      finish(call);
-      return collectSafely(plugin, settled, log);
+      finish(state, call);
+      return collectSafely(plugin, settled, log, options.frames);
     },
     (error: unknown) => {
-      finish(call);
+      finish(state, call);
       return failure(plugin, error, log);
     },
   );
 }
 
 /** {@link collect}, with a candidate that throws on being read failing its plugin like a throwing search. */
-function collectSafely(plugin: Plugin, output: SearchOutput, log: Logger): PluginOutcome {
+function collectSafely(plugin: Plugin, output: SearchOutput, log: Logger, frames: FrameContext): PluginOutcome {
   try {
-    return collect(plugin, output, log);
+    return collect(plugin, output, log, frames);
   } catch (error) {
     return failure(plugin, error, log);
   }
 }
 
-function finish(call: Call): void {
+function finish(state: FanOutState, call: Call): void {
   call.done = true;
-  inFlight.delete(call);
+  state.inFlight.delete(call);
 }
 
 /** The outcome of a search that threw, rejected, timed out or was aborted; said on stderr. */
@@ -286,7 +296,7 @@ function failure(plugin: Plugin, error: unknown, log: Logger): PluginOutcome {
   };
 }
 
-function collect(plugin: Plugin, output: SearchOutput, log: Logger): PluginOutcome {
+function collect(plugin: Plugin, output: SearchOutput, log: Logger, frames: FrameContext): PluginOutcome {
   const list: unknown = Array.isArray(output) ? output : (output as { candidates?: unknown })?.candidates;
   if (!Array.isArray(list)) {
     log.error(`${ERROR_CODES.PLUGIN_FAILED}: search must return an array of candidates or { candidates }`);
@@ -297,7 +307,7 @@ function collect(plugin: Plugin, output: SearchOutput, log: Logger): PluginOutco
   let rejected = 0;
   let clamped = 0;
   for (let index = 0; index < list.length; index++) {
-    const prepared = prepareCandidate(list[index], plugin);
+    const prepared = prepareCandidate(list[index], plugin, frames);
     if (typeof prepared !== "string") {
       candidates.push(prepared);
       if (prepared.clamped) clamped++;

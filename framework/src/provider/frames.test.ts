@@ -1,9 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contentDigest, formatRange, prepareCandidate } from "./frames.js";
+import { FRAME_FIELDS } from "../wire/frame-fields.js";
+import { buildFrame, contentDigest, formatRange, frameContext, prepareCandidate } from "./frames.js";
 import { type Candidate, definePlugin } from "./plugin.js";
 
 const plugin = definePlugin({ name: "ids", kinds: ["doc"], search: () => [] });
+/** One provider's context for every run: its id memos fill up and start over as a provider's would. */
+const context = frameContext("ids-test", "/");
 
 /** The id the docs promise: `plugin:id`, else `plugin:uri#L<a>-<b>` (or `plugin:uri`), else a digest. */
 function expectedId(candidate: Candidate): string {
@@ -32,12 +35,21 @@ describe("frame ids", () => {
     fc.assert(
       fc.property(fc.array(arbitraryCandidate, { minLength: 50, maxLength: 300 }), (candidates) => {
         for (const candidate of candidates) {
-          const prepared = prepareCandidate(candidate, plugin);
+          const prepared = prepareCandidate(candidate, plugin, context);
           if (typeof prepared === "string") throw new Error(prepared);
           expect(prepared.id).toBe(expectedId(candidate));
         }
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("built frames", () => {
+  it("carry every field of the frame field table, in its order (the writer's bytes depend on it)", () => {
+    const prepared = prepareCandidate({ content: "x", relevance: 0.5, uri: "file:///r/a.ts" }, plugin, context);
+    if (typeof prepared === "string") throw new Error(prepared);
+    const frame = buildFrame({ candidate: prepared, content: "x", tokenCost: 1 }, context);
+    expect(Object.keys(frame)).toEqual(Object.keys(FRAME_FIELDS));
   });
 });

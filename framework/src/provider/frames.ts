@@ -16,6 +16,7 @@ import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GenerationalCache, memoizeString } from "../cache/generational.js";
 import type { PackedFrame } from "../pack/pack.js";
+import type { FrameField } from "../wire/frame-fields.js";
 import type { ContextFrame, FrameKind, Provenance } from "../wire/schemas.js";
 import { candidateProblem } from "./candidate-check.js";
 import { displayLine } from "./display-text.js";
@@ -52,9 +53,6 @@ export function contentDigest(content: string): string {
   return `sha256:${createHash("sha256").update(content, "utf8").digest("hex")}`;
 }
 
-// The same content ships again and again (a hot section, a popular symbol): hash it once.
-const cachedDigest = memoizeString(contentDigest, 4096);
-
 /** "L42-44", or "L42" for one line. */
 export function formatRange(range: LineRange): string {
   return range.start === range.end ? `L${range.start}` : `L${range.start}-${range.end}`;
@@ -73,31 +71,41 @@ export function uriToDisplayPath(uri: string, root: string): string {
   }
 }
 
-/** What frame building needs to know of the provider. */
+/** What frame building needs to know of the provider, with the provider's own memos. */
 export interface FrameContext {
   /** The provider's name: provenance `by`. */
   readonly name: string;
-  /** Shows a uri to people (memoised per provider, since uris repeat). */
+  /** Shows a uri to people (memoised, since uris repeat). */
   readonly displayPath: (uri: string) => string;
+  /** {@link contentDigest}, memoised: the same content ships again and again (a hot section, a popular symbol). */
+  readonly digest: (content: string) => string;
+  /** Frame ids by plugin, then by the plugin's local id (see {@link frameId}). */
+  readonly ids: WeakMap<Plugin, GenerationalCache<string, string>>;
+  /** Ids derived from a uri and a line range, by plugin, by uri, then by a number made of the range. */
+  readonly locatedIds: WeakMap<Plugin, GenerationalCache<string, Map<number, string>>>;
 }
 
-/** A frame context for a provider rooted at `root`. */
+/** A frame context for a provider rooted at `root`: fresh memos, shared with no other provider. */
 export function frameContext(name: string, root: string): FrameContext {
-  return { name, displayPath: memoizeString((uri) => uriToDisplayPath(uri, root), 4096) };
+  return {
+    name,
+    displayPath: memoizeString((uri) => uriToDisplayPath(uri, root), 4096),
+    digest: memoizeString(contentDigest, 4096),
+    ids: new WeakMap(),
+    locatedIds: new WeakMap(),
+  };
 }
-
-const frameIds = new WeakMap<Plugin, GenerationalCache<string, string>>();
 
 /**
  * `<plugin>:<local id>`, the same string object each time a plugin returns the same
  * candidate: the packer and the writer then find its hash already computed. A freshly
  * concatenated id per query cost ~0.2 µs per candidate in hashing and comparing.
  */
-function frameId(plugin: Plugin, localId: string): string {
-  let ids = frameIds.get(plugin);
+function frameId(context: FrameContext, plugin: Plugin, localId: string): string {
+  let ids = context.ids.get(plugin);
   if (ids === undefined) {
     ids = new GenerationalCache(4096);
-    frameIds.set(plugin, ids);
+    context.ids.set(plugin, ids);
   }
   let id = ids.get(localId);
   if (id === undefined) {
@@ -107,8 +115,6 @@ function frameId(plugin: Plugin, localId: string): string {
   return id;
 }
 
-/** Ids derived from a uri and a line range, by uri, then by a number made of the range. */
-const locatedIds = new WeakMap<Plugin, GenerationalCache<string, Map<number, string>>>();
 /** Line numbers below this make an exact range key (start · 2²⁶ + end < 2⁵³). */
 const RANGE_KEY_LIMIT = 2 ** 26;
 /** At most 1024 files × 32 ranges are remembered: ~32k ids, a few MiB. */
@@ -119,15 +125,15 @@ const RANGES_PER_FILE = 32;
  * `<plugin>:<uri>#L<start>-<end>` for a candidate without an id of its own, without
  * building (and hashing) that string again when the same section comes back.
  */
-function locatedId(plugin: Plugin, uri: string, range: LineRange | undefined): string {
-  if (range === undefined) return frameId(plugin, uri);
+function locatedId(context: FrameContext, plugin: Plugin, uri: string, range: LineRange | undefined): string {
+  if (range === undefined) return frameId(context, plugin, uri);
   if (range.start >= RANGE_KEY_LIMIT || range.end >= RANGE_KEY_LIMIT) {
-    return frameId(plugin, `${uri}#${formatRange(range)}`);
+    return frameId(context, plugin, `${uri}#${formatRange(range)}`);
   }
-  let byUri = locatedIds.get(plugin);
+  let byUri = context.locatedIds.get(plugin);
   if (byUri === undefined) {
     byUri = new GenerationalCache(LOCATED_FILES);
-    locatedIds.set(plugin, byUri);
+    context.locatedIds.set(plugin, byUri);
   }
   let byRange = byUri.get(uri);
   if (byRange === undefined) {
@@ -152,7 +158,7 @@ function locatedId(plugin: Plugin, uri: string, range: LineRange | undefined): s
  * why it cannot ship. Runs for every candidate of every query, so a good one costs one
  * object.
  */
-export function prepareCandidate(raw: unknown, plugin: Plugin): PreparedCandidate | string {
+export function prepareCandidate(raw: unknown, plugin: Plugin, context: FrameContext): PreparedCandidate | string {
   const problem = candidateProblem(raw);
   if (problem !== undefined) return problem;
   const candidate = raw as Candidate;
@@ -166,10 +172,10 @@ export function prepareCandidate(raw: unknown, plugin: Plugin): PreparedCandidat
   if (typeof mapped === "string") return mapped;
   const id =
     candidate.id !== undefined
-      ? frameId(plugin, candidate.id)
+      ? frameId(context, plugin, candidate.id)
       : candidate.uri !== undefined
-        ? locatedId(plugin, candidate.uri, candidate.range)
-        : frameId(plugin, cachedDigest(candidate.content).slice(0, 23));
+        ? locatedId(context, plugin, candidate.uri, candidate.range)
+        : frameId(context, plugin, context.digest(candidate.content).slice(0, 23));
   return {
     id,
     kind,
@@ -216,7 +222,7 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
       type: first?.type ?? (candidate.uri?.startsWith("file:") ? "file" : "derivation"),
       uri: first?.uri ?? candidate.uri,
       range: lines ?? first?.range,
-      digest: cachedDigest(content),
+      digest: provider.digest(content),
       method: first?.method ?? plugin.name,
       by: first?.by ?? provider.name,
     },
@@ -255,7 +261,9 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
       target_uri: relation.targetUri,
       display_name: relation.displayName === undefined ? undefined : displayLine(relation.displayName),
     })),
-  };
+    // Every field of the table, optional ones included, in its order: the writer's bytes
+    // equal JSON.stringify's only for frames whose keys come in schema order.
+  } satisfies Record<FrameField, unknown>;
 }
 
 /** `text` as one plain line, or undefined when nothing shows once it is cleaned. */

@@ -6,10 +6,59 @@
  * and each sees the state its predecessors left.
  */
 import { errorEnvelope, readEnvelope, trustEnvelope } from "../wire/codec.js";
-import type { ContextQuery, ContextQueryResult, Envelope } from "../wire/schemas.js";
+import type { FramesWriter } from "../wire/frames-json.js";
+import type { Capabilities, ContextQuery, ContextQueryResult, Envelope, ProviderInfo } from "../wire/schemas.js";
 import { majorFamily, PROTOCOL_VERSION, versionsCompatible } from "../wire/version.js";
-import { describeError, InvalidQueryError, UserError } from "./errors.js";
-import { ANSWER, type Provider, type QueryOptions } from "./provider.js";
+import { describeError, ERROR_CODES, InvalidQueryError, OcpError, UserError } from "./errors.js";
+import type { Logger } from "./logger.js";
+import type { QueryOptions } from "./query-options.js";
+
+/**
+ * What a session needs of a provider: its identity for the ack, a way to start it, a
+ * logger. A provider from `defineProvider()` is one. How it answers a query is not on
+ * this type: the provider hands its {@link ProviderDoor} to {@link registerDoor}, and
+ * only sessions look it up.
+ */
+export interface SessionHost {
+  /** The identity written into `handshake_ack`. */
+  readonly info: ProviderInfo;
+  /** The capabilities written into `handshake_ack`. */
+  readonly capabilities: Capabilities;
+  /** Where a failed query is said, for whoever runs the provider. */
+  readonly log: Logger;
+  /** Starts the provider's plugins; a session calls it once the handshake is acknowledged. */
+  start(): Promise<void>;
+}
+
+/**
+ * Answers a query that has already been read: synchronously when it can be. `raw` is
+ * the query as the host sent it (fields beyond the protocol's reach plugins from it).
+ */
+export type AnswerQuery = (
+  query: ContextQuery,
+  options?: QueryOptions,
+  raw?: unknown,
+) => ContextQueryResult | Promise<ContextQueryResult>;
+
+/** How a provider's sessions reach its pipeline: the one door in, and the writer of what comes out. */
+export interface ProviderDoor {
+  /** Answers a query already read from its envelope. */
+  readonly answer: AnswerQuery;
+  /** Writes the provider's frames envelopes, with the provider's own memos. */
+  readonly writer: FramesWriter;
+}
+
+/**
+ * The one door into the answer pipeline, per provider. Module-private: a provider's
+ * public type carries no internal member, and nothing but a session (and the provider
+ * itself) reaches the pipeline.
+ */
+const doors = new WeakMap<SessionHost, ProviderDoor>();
+
+/** Internal: records how `host` answers, once, when the provider is defined. */
+export function registerDoor(host: SessionHost, door: ProviderDoor): void {
+  doors.set(host, door);
+}
 
 /** Where a session is: waiting for a handshake, ready for queries, or shut down. */
 export type SessionState = "awaiting-handshake" | "ready" | "closed";
@@ -46,35 +95,33 @@ export interface SessionOptions {
 const rejected = (message: string): SessionReply => ({ envelope: errorEnvelope(message), outcome: "rejected" });
 
 /**
- * Internal: {@link Session.respond} without the promise when the reply is ready at
- * once (a handshake, a refusal, a query whose plugins answered synchronously). The
- * stdio transport uses it to write such replies without a microtask hop. Its frames
- * envelopes are not marked trusted: the caller knows they are the framework's own.
+ * A session as the framework's own transports hold it: the session, and its one respond
+ * path, which returns the reply without a promise when it is ready at once (a handshake,
+ * a refusal, a query whose plugins answered synchronously), so stdio writes such replies
+ * without a microtask hop. Its frames envelopes are not marked trusted: the caller
+ * knows they are the framework's own. {@link Session.respond} is this path, awaited.
  */
-export const RESPOND_NOW: unique symbol = Symbol("ocp-provider.respond-now");
-
-/** A session as the framework's own transports see it. */
-export interface InternalSession extends Session {
-  readonly [RESPOND_NOW]: (message: unknown, options?: QueryOptions) => SessionReply | Promise<SessionReply>;
+export interface SessionResponder {
+  /** The session, as {@link createSession} returns it. */
+  readonly session: Session;
+  /** Handles one decoded JSON value from the host; never throws. */
+  respond(message: unknown, options?: QueryOptions): SessionReply | Promise<SessionReply>;
+  /** Writes the frames envelopes of this provider (its replies are the framework's own). */
+  readonly writer: FramesWriter;
 }
 
-/**
- * Frames in a session's replies were built by the framework, which makes them valid by
- * construction (a property test holds them to the reference schema): marked so, the
- * writer does not check them again. Hosts cannot send frames, so no other reply holds any.
- */
-function trusted(reply: SessionReply): SessionReply {
-  if (reply.envelope?.type === "frames") trustEnvelope(reply.envelope);
-  return reply;
+/** Opens a session on `provider` (from `defineProvider()`); throws an {@link OcpError} for anything else. */
+export function createSession(provider: SessionHost, options: SessionOptions = {}): Session {
+  return openResponder(provider, options).session;
 }
 
-/** Opens a session on `provider`. */
-export function createSession(provider: Provider, options: SessionOptions = {}): Session {
-  return createInternalSession(provider, options);
-}
-
-/** Internal: {@link createSession} with the framework's own transports' extra entry. */
-export function createInternalSession(provider: Provider, options: SessionOptions = {}): InternalSession {
+/** Internal: {@link createSession}, with the sync-capable respond path the framework's transports use. */
+export function openResponder(provider: SessionHost, options: SessionOptions = {}): SessionResponder {
+  const door = doors.get(provider);
+  if (door === undefined) {
+    throw new OcpError(ERROR_CODES.PROVIDER_CONFIG, "createSession: expected a provider from defineProvider()");
+  }
+  const { answer: answerQuery, writer } = door;
   let state: SessionState = options.requireHandshake === false ? "ready" : "awaiting-handshake";
 
   function respond(message: unknown, queryOptions?: QueryOptions): SessionReply | Promise<SessionReply> {
@@ -122,7 +169,7 @@ export function createInternalSession(provider: Provider, options: SessionOption
   ): SessionReply | Promise<SessionReply> {
     let result: ContextQueryResult | Promise<ContextQueryResult>;
     try {
-      result = provider[ANSWER](query, queryOptions, raw);
+      result = answerQuery(query, queryOptions, raw);
     } catch (error) {
       return failed(error);
     }
@@ -147,16 +194,23 @@ export function createInternalSession(provider: Provider, options: SessionOption
     };
   }
 
+  // Frames in a session's replies were built by the framework, which makes them valid by
+  // construction (a property test holds them to the reference schema): marked so, the
+  // writer does not check them again. Hosts cannot send frames, so no other reply holds any.
+  const trusted = (reply: SessionReply): SessionReply => {
+    if (reply.envelope?.type === "frames") trustEnvelope(reply.envelope, writer);
+    return reply;
+  };
   const respondLater = (message: unknown, queryOptions?: QueryOptions): Promise<SessionReply> => {
     const reply = respond(message, queryOptions);
     return reply instanceof Promise ? reply.then(trusted) : Promise.resolve(trusted(reply));
   };
-  return {
+  const session: Session = {
     get state() {
       return state;
     },
-    [RESPOND_NOW]: respond,
     respond: respondLater,
     handle: (message, queryOptions) => respondLater(message, queryOptions).then((reply) => reply.envelope),
   };
+  return { session, respond, writer };
 }

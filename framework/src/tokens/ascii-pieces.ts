@@ -8,7 +8,6 @@
  * of the cost. Only ASCII text comes here; anything else keeps the regex. A property
  * test and an exhaustive small-alphabet test hold the pieces equal to the regex's.
  */
-import type { BpeEncodingName } from "./encoders.js";
 
 const UPPER = 1;
 const LOWER = 2;
@@ -146,6 +145,9 @@ function cl100kWhitespace(text: string, at: number, end: number): number {
 }
 
 const PIECE = { o200k_base: o200kPiece, cl100k_base: cl100kPiece } as const;
+
+/** The encodings whose pre-tokenizer is written here: the counter's BPE encodings (named here, not imported, so encoders.ts and this module do not import each other). */
+type BpeEncodingName = keyof typeof PIECE;
 
 /**
  * The function that finds where the piece starting at `at` ends, for `encoding`:

@@ -12,9 +12,8 @@
 import { format } from "node:util";
 import { describeError } from "../provider/errors.js";
 import type { Provider } from "../provider/provider.js";
-import { createInternalSession, RESPOND_NOW, type SessionReply } from "../provider/session.js";
+import { openResponder, type SessionReply } from "../provider/session.js";
 import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
-import { framesEnvelopeLine } from "../wire/frames-json.js";
 import type { Envelope } from "../wire/schemas.js";
 import { type FrameEvent, LineSplitter } from "./ndjson.js";
 
@@ -81,7 +80,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const drainMs = options.drainMs ?? 700;
   const stallMs = options.stallMs ?? 1000;
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
-  const session = createInternalSession(provider);
+  const { session, respond, writer } = openResponder(provider);
   const inflight = new AbortController();
   const queryOptions = { signal: inflight.signal };
   let ending: Promise<CloseReason> | undefined;
@@ -111,7 +110,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   function serialise(envelope: Envelope): string | Buffer {
     try {
       // Frames come only from our own session, built by the framework: valid by construction.
-      return envelope.type === "frames" ? framesEnvelopeLine(envelope.result) : `${writeEnvelope(envelope)}\n`;
+      return envelope.type === "frames" ? writer.line(envelope.result) : `${writeEnvelope(envelope)}\n`;
     } catch (error) {
       // Our bug, not the host's: still answer, so the host never waits for nothing.
       provider.log.error(describeError(error));
@@ -188,7 +187,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       refuse(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`);
       return;
     }
-    enqueue(session[RESPOND_NOW](value, queryOptions));
+    enqueue(respond(value, queryOptions));
     if (session.state === "closed") void end("shutdown");
   }
 

@@ -8,7 +8,7 @@ import {
   type WireObject,
   withLooseLists,
   withUnknownFields,
-} from "./arbitraries.js";
+} from "../test-support/arbitraries.js";
 import {
   errorEnvelope,
   HOST_ENVELOPE_TYPES,

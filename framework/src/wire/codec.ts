@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { readQueryFast } from "./fast-query.js";
-import { framesEnvelopeJson } from "./frames-json.js";
+import type { FramesWriter } from "./frames-json.js";
 import { type Envelope, EnvelopeSchema, type EnvelopeType, FRAME_KINDS } from "./schemas.js";
 
 type FramesEnvelope = Extract<Envelope, { type: "frames" }>;
@@ -102,15 +102,16 @@ export class InvalidEnvelopeError extends Error {
 const TRUSTED: unique symbol = Symbol("ocp-provider.trusted");
 
 /**
- * Marks an envelope the framework built from checked parts as valid by construction,
- * so {@link writeEnvelope} serialises it without checking it again. Internal: the
- * frames a provider builds are the one use, and a property test holds every such
- * envelope to the reference schema. Returns the envelope.
+ * Marks a frames envelope the framework built from checked parts as valid by
+ * construction, so {@link writeEnvelope} serialises it with `writer` (the building
+ * provider's own, with its memos) without checking it again. Internal, and not exported
+ * by `ocp-provider/wire`: the frames a provider builds are the one use, and a property
+ * test holds every such envelope to the reference schema. Returns the envelope.
  */
-export function trustEnvelope<T extends object>(envelope: T): T {
+export function trustEnvelope<T extends object>(envelope: T, writer: FramesWriter): T {
   // A property rather than a WeakSet entry: one entry per reply made every young-generation
   // collection walk the set's table.
-  Object.defineProperty(envelope, TRUSTED, { value: true });
+  Object.defineProperty(envelope, TRUSTED, { value: writer });
   return envelope;
 }
 
@@ -119,10 +120,9 @@ export function trustEnvelope<T extends object>(envelope: T): T {
  * Extra fields are dropped, defaults filled; a violated constraint throws {@link InvalidEnvelopeError}.
  */
 export function writeEnvelope(envelope: Envelope | { type: EnvelopeType; [key: string]: unknown }): string {
-  if ((envelope as { [TRUSTED]?: true })[TRUSTED] === true) {
-    return envelope.type === "frames"
-      ? framesEnvelopeJson((envelope as FramesEnvelope).result)
-      : JSON.stringify(envelope);
+  const writer = (envelope as { [TRUSTED]?: FramesWriter })[TRUSTED];
+  if (writer !== undefined) {
+    return envelope.type === "frames" ? writer.json((envelope as FramesEnvelope).result) : JSON.stringify(envelope);
   }
   const parsed = EnvelopeSchema.safeParse(envelope);
   if (!parsed.success) throw new InvalidEnvelopeError(String(envelope.type), describeIssues(parsed.error, envelope));

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arbitraryContextQuery, arbitraryUnknownFields, type WireObject, withUnknownFields } from "./arbitraries.js";
+import {
+  arbitraryContextQuery,
+  arbitraryUnknownFields,
+  type WireObject,
+  withUnknownFields,
+} from "../test-support/arbitraries.js";
 import { readEnvelope } from "./codec.js";
 import { readQueryFast } from "./fast-query.js";
 import { ContextQuerySchema } from "./schemas.js";

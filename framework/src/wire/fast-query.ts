@@ -7,10 +7,13 @@
  * defaulted to `[]`, unknown fields dropped). It never rejects: anything it is not
  * sure of, it leaves to the schema, which stays the authority and writes the error
  * messages. A property test holds its output strictly equal to the schema's.
+ *
+ * Its field list is the query field table's (frame-fields.ts), compiled once into the
+ * straight-line reader one would write by hand: a field added to the schema and the
+ * table is read too, and one added to the schema alone fails the typecheck.
  */
+import { QUERY_FIELDS, type QueryFieldShape } from "./frame-fields.js";
 import { type ContextQuery, FRAME_KINDS } from "./schemas.js";
-
-type Fields = Record<string, unknown>;
 
 const KINDS: ReadonlySet<unknown> = new Set<unknown>(FRAME_KINDS);
 const U32_MAX = 4_294_967_295;
@@ -45,32 +48,48 @@ function list(value: unknown, ok: (item: unknown) => boolean): unknown[] | typeo
   return listOf(value, ok) ?? UNSURE;
 }
 
+/** How each shape of query field is read: its value as the schema would give it, or {@link UNSURE}. */
+const READ: Record<QueryFieldShape, (value: unknown) => unknown> = {
+  goal: (value) => (typeof value === "string" && value.length > 0 ? value : UNSURE),
+  optionalString: (value) => optional(value, isString),
+  optionalNumbers: (value) => (value === undefined || value === null ? undefined : list(value, isFiniteNumber)),
+  kinds: (value) => list(value, isKind),
+  strings: (value) => list(value, isString),
+  u32: (value) => (isU32(value) ? value : UNSURE),
+};
+
+/** Shapes whose field is left out of the result when the host left it out (the schema's `optional`). */
+const OPTIONAL_SHAPES: ReadonlySet<QueryFieldShape> = new Set(["optionalString", "optionalNumbers"]);
+
+/**
+ * Compiles the reader from the table: each field read by its shape, then the result
+ * built in schema order, a field present as null kept present as `undefined`, as in
+ * the schema's output. Straight-line code: a loop over the table cost a keyed lookup
+ * per field and query.
+ */
+function compileReader(): (input: unknown) => ContextQuery | undefined {
+  const entries = Object.entries(QUERY_FIELDS) as [string, QueryFieldShape][];
+  for (const [key] of entries) if (!/^[a-z_]+$/.test(key)) throw new Error(`query field '${key}' is not a plain name`);
+  const reads = entries.map(
+    ([key, shape], index) =>
+      `const v${index} = read.${shape}(fields.${key}); if (v${index} === UNSURE) return undefined;`,
+  );
+  const builds = entries.map(([key, shape], index) =>
+    OPTIONAL_SHAPES.has(shape) ? `if ("${key}" in fields) query.${key} = v${index};` : `query.${key} = v${index};`,
+  );
+  const source = `return function readQueryFast(input) {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+    const fields = input;
+    ${reads.join("\n    ")}
+    const query = {};
+    ${builds.join("\n    ")}
+    return query;
+  };`;
+  return new Function("read", "UNSURE", source)(READ, UNSURE);
+}
+
 /**
  * The `ContextQuery` the schema would read from `input`, or undefined when the
  * schema must decide (it may still accept, or reject with a message).
  */
-export function readQueryFast(input: unknown): ContextQuery | undefined {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
-  const fields = input as Fields;
-  const { goal, max_frames: maxFrames, max_tokens: maxTokens } = fields;
-  if (typeof goal !== "string" || goal.length === 0 || !isU32(maxFrames) || !isU32(maxTokens)) return undefined;
-  const queryText = optional(fields.query_text, isString);
-  const embedding =
-    fields.embedding === undefined || fields.embedding === null ? undefined : list(fields.embedding, isFiniteNumber);
-  const kinds = list(fields.kinds, isKind);
-  const anchors = list(fields.anchors, isString);
-  const asOf = optional(fields.as_of, isString);
-  if (queryText === UNSURE || embedding === UNSURE || kinds === UNSURE || anchors === UNSURE || asOf === UNSURE) {
-    return undefined;
-  }
-  // Built in schema order. A field present as null stays present as `undefined`, as in the schema's output.
-  const query: Fields = { goal };
-  if ("query_text" in fields) query.query_text = queryText;
-  if ("embedding" in fields) query.embedding = embedding;
-  query.kinds = kinds;
-  query.anchors = anchors;
-  query.max_frames = maxFrames;
-  query.max_tokens = maxTokens;
-  if ("as_of" in fields) query.as_of = asOf;
-  return query as ContextQuery;
-}
+export const readQueryFast: (input: unknown) => ContextQuery | undefined = compileReader();

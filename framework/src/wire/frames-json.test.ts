@@ -6,11 +6,16 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arbitraryContextFrame, arbitraryWireString, type WireObject } from "./arbitraries.js";
-import { framesEnvelopeJson, framesEnvelopeLine } from "./frames-json.js";
+import { arbitraryContextFrame, arbitraryWireString, type WireObject } from "../test-support/arbitraries.js";
+import { FRAME_FIELDS } from "./frame-fields.js";
+import { createFramesWriter } from "./frames-json.js";
 import type { ContextQueryResult } from "./schemas.js";
 
 const runs = { numRuns: 400 };
+/** One writer for the whole file, as one provider keeps one: its memos carry over from case to case. */
+const writer = createFramesWriter();
+const framesEnvelopeJson = (result: ContextQueryResult) => writer.json(result);
+const framesEnvelopeLine = (result: ContextQueryResult) => writer.line(result);
 
 /** A wire frame as the framework builds one: absent optionals are left out, never null. */
 function built(value: WireObject): WireObject {
@@ -41,21 +46,8 @@ type Change =
   | { at: "provenance" | "relations"; key: string; value: string }
   | { at: "vector"; value: number };
 
-const FRAME_KEYS = [
-  "kind",
-  "title",
-  "content",
-  "uri",
-  "score",
-  "token_cost",
-  "valid_from",
-  "valid_to",
-  "recorded_at",
-  "provenance",
-  "citation_label",
-  "embedding",
-  "relations",
-];
+/** Every field of a frame but its id (the memo's key), from the field table. */
+const FRAME_KEYS = Object.keys(FRAME_FIELDS).filter((key) => key !== "id");
 
 const arbitraryChange: fc.Arbitrary<Change> = fc.oneof(
   fc.constantFrom(...FRAME_KEYS).map((key) => ({ at: "frame" as const, key })),

@@ -13,8 +13,15 @@
  * file out of the build.
  */
 import fc from "fast-check";
-import { FRAME_KINDS, type FrameKind } from "./schemas.js";
-import { PROTOCOL_VERSION } from "./version.js";
+import {
+  FRAME_FIELDS,
+  type FrameFieldShape,
+  OPTIONAL_FRAME_SHAPES,
+  QUERY_FIELDS,
+  type QueryFieldShape,
+} from "../wire/frame-fields.js";
+import { FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
+import { PROTOCOL_VERSION } from "../wire/version.js";
 
 /** A JSON object as the reader receives it. */
 export type WireObject = { [key: string]: unknown };
@@ -141,40 +148,51 @@ export const arbitraryFrameEmbedding: fc.Arbitrary<WireObject> = wireRecord(
   ["vector"],
 );
 
-/** A valid `ContextFrame`: score in [0, 1], non-empty id/title/citation_label, u32 token_cost. */
+/** What each shape of frame field is drawn from (see frame-fields.ts). */
+const FRAME_FIELD_ARBITRARY: Record<FrameFieldShape, fc.Arbitrary<unknown>> = {
+  name: arbitraryNonEmptyWireString,
+  text: fc.oneof(arbitraryWireString, fc.string({ unit: wireUnit, maxLength: 200 })),
+  kind: arbitraryFrameKind,
+  score: arbitraryScore,
+  u32: arbitraryU32,
+  optionalName: optionalField(arbitraryNonEmptyWireString),
+  optionalText: optionalField(arbitraryWireString),
+  provenance: listField(arbitraryProvenance),
+  relations: listField(arbitraryRelation),
+  embedding: optionalField(arbitraryFrameEmbedding),
+};
+
+/** Record fields drawn from a field table, in its order. */
+function fromTable<S extends string>(
+  table: Readonly<Record<string, S>>,
+  arbitraryOf: Readonly<Record<S, fc.Arbitrary<unknown>>>,
+): Record<string, fc.Arbitrary<unknown>> {
+  return Object.fromEntries(Object.entries(table).map(([key, shape]) => [key, arbitraryOf[shape]]));
+}
+
+/**
+ * A valid `ContextFrame`: score in [0, 1], non-empty id/title/citation_label, u32
+ * token_cost. Drawn field by field from the frame field table, so a new field is drawn too.
+ */
 export const arbitraryContextFrame: fc.Arbitrary<WireObject> = wireRecord(
-  {
-    id: arbitraryNonEmptyWireString,
-    kind: arbitraryFrameKind,
-    title: arbitraryNonEmptyWireString,
-    content: fc.oneof(arbitraryWireString, fc.string({ unit: wireUnit, maxLength: 200 })),
-    uri: optionalField(arbitraryWireString),
-    score: arbitraryScore,
-    token_cost: arbitraryU32,
-    valid_from: optionalField(arbitraryWireString),
-    valid_to: optionalField(arbitraryWireString),
-    recorded_at: optionalField(arbitraryWireString),
-    provenance: listField(arbitraryProvenance),
-    citation_label: optionalField(arbitraryNonEmptyWireString),
-    embedding: optionalField(arbitraryFrameEmbedding),
-    relations: listField(arbitraryRelation),
-  },
-  ["uri", "valid_from", "valid_to", "recorded_at", "citation_label", "embedding"],
+  fromTable(FRAME_FIELDS, FRAME_FIELD_ARBITRARY),
+  Object.entries(FRAME_FIELDS).flatMap(([key, shape]) => (OPTIONAL_FRAME_SHAPES.has(shape) ? [key] : [])),
 );
 
-/** A valid `ContextQuery`: non-empty goal, known kinds only, u32 limits. */
+/** What each shape of query field is drawn from. */
+const QUERY_FIELD_ARBITRARY: Record<QueryFieldShape, fc.Arbitrary<unknown>> = {
+  goal: arbitraryNonEmptyWireString,
+  optionalString: optionalField(arbitraryWireString),
+  optionalNumbers: optionalField(fc.array(arbitraryJsonNumber, { maxLength: 4 })),
+  kinds: listField(arbitraryFrameKind, 7),
+  strings: listField(arbitraryWireString),
+  u32: arbitraryU32,
+};
+
+/** A valid `ContextQuery`: non-empty goal, known kinds only, u32 limits; drawn from the query field table. */
 export const arbitraryContextQuery: fc.Arbitrary<WireObject> = wireRecord(
-  {
-    goal: arbitraryNonEmptyWireString,
-    query_text: optionalField(arbitraryWireString),
-    embedding: optionalField(fc.array(arbitraryJsonNumber, { maxLength: 4 })),
-    kinds: listField(arbitraryFrameKind, 7),
-    anchors: listField(arbitraryWireString),
-    max_frames: arbitraryU32,
-    max_tokens: arbitraryU32,
-    as_of: optionalField(arbitraryWireString),
-  },
-  ["query_text", "embedding", "as_of"],
+  fromTable(QUERY_FIELDS, QUERY_FIELD_ARBITRARY),
+  Object.entries(QUERY_FIELDS).flatMap(([key, shape]) => (shape.startsWith("optional") ? [key] : [])),
 );
 
 /** A valid `ContextQueryResult` (the frames' costs are arbitrary: budget honesty is not a schema rule). */

@@ -1,0 +1,23 @@
+/**
+ * The options one query travels with, on every door into the answer pipeline (the
+ * in-process `query()`, a session's envelopes): a module of their own, so the
+ * provider and the session both read them without importing each other.
+ */
+
+/** Options of a single query. */
+export interface QueryOptions {
+  /** Aborts the plugins' work (the host went away, the provider is shutting down). */
+  signal?: AbortSignal;
+  /** Filled with where the query's time went (`ocp bench` reads it). */
+  trace?: QueryTrace;
+}
+
+/** Where one query's time went, in milliseconds (`performance.now()` differences). */
+export interface QueryTrace {
+  /** The plugins' searches, with the checks of what they returned. */
+  searchMs?: number;
+  /** Choosing what ships under the budget: exact token counting included. */
+  packMs?: number;
+  /** Making frames of what ships: ids, digests, citations. */
+  framesMs?: number;
+}
