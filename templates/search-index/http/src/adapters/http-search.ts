@@ -130,7 +130,7 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
         const score = Number(pick(hit, options.fields.score));
         candidates.push({
           id: id ?? uri,
-          content: bestPassage(content, words, passageChars(query.max_tokens)),
+          content: bestPassage(content, words, passageChars(query.max_tokens, query.max_frames)),
           relevance: byScore
             ? relevance(held, words.length, Number.isFinite(score) && score > 0 ? score : 0)
             : (words.length === 0 ? 1 : held / words.length) / (1 + rank),

@@ -116,12 +116,13 @@ export function wordsNeeded(words: number, minCoverage: number): number {
 }
 
 /**
- * The longest passage shipped of a long hit, in characters, for a query's budget: about a
- * quarter of it at four characters a token, so a long hit ranked first leaves room for
- * three more (and no less than 400 characters, a couple of paragraphs). Measured on the
- * tuned goals of this repository's docs at 1024 tokens: 900 to 1,500 characters ship the
- * gold document for about as many goals; whole documents, for 9 to 22 points fewer.
+ * The longest passage shipped of a long hit, in characters, for a query's budget: its
+ * share of the budget when `max_frames` frames fill it (at four characters a token), and
+ * no less than 400 characters, a couple of paragraphs. Measured on the tuned goals of
+ * this repository's docs at 1024 tokens: from a sixth to an eighth of the budget ships
+ * the gold document for the most goals (a quarter, one goal fewer with lunr); whole
+ * documents, for 9 to 22 points fewer.
  */
-export function passageChars(maxTokens: number): number {
-  return Math.max(400, maxTokens);
+export function passageChars(maxTokens: number, maxFrames: number): number {
+  return Math.max(400, (4 * maxTokens) / Math.max(1, maxFrames));
 }

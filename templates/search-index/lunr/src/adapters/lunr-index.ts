@@ -85,7 +85,10 @@ export function lunrIndex(options: LunrIndexOptions): Plugin {
         if (held < wordsNeeded(words.length, minCoverage)) continue;
         const candidate = toCandidate(doc, relevance(held, words.length, hit.score), docs, options.baseUrl);
         const texts = words.map((word) => word.text);
-        usable.push({ ...candidate, content: bestPassage(candidate.content, texts, passageChars(query.max_tokens)) });
+        usable.push({
+          ...candidate,
+          content: bestPassage(candidate.content, texts, passageChars(query.max_tokens, query.max_frames)),
+        });
       }
       // lunr's order, weighed by the share of the goal's words held; ties keep lunr's order (sort is stable).
       usable.sort((a, b) => b.relevance - a.relevance);

@@ -103,7 +103,7 @@ export function sqliteFts5(options: SqliteFts5Options): Plugin {
         const title = typeof row.title === "string" && row.title.trim() !== "" ? row.title : undefined;
         candidates.push({
           id: String(row.rowid),
-          content: bestPassage(content, words, passageChars(query.max_tokens)),
+          content: bestPassage(content, words, passageChars(query.max_tokens, query.max_frames)),
           relevance: relevance(held, words.length, Math.max(0, Number(row.bm25))),
           title: title ?? `${options.table} row ${row.rowid}`,
           citationLabel: uri ?? title ?? `${options.table} row ${row.rowid}`,
