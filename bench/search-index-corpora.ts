@@ -108,36 +108,73 @@ export function startEndpoint(docs: readonly CorpusDoc[]): ReturnType<typeof sta
   return startSampleEndpoint(0, docs);
 }
 
+/** Subjects no corpus here covers; the last few stand in for any a corpus turns out to mention. */
+const SUBJECTS = [
+  "a pizza recipe for a party",
+  "the weather on mars",
+  "hiking trails near Denver",
+  "training a puppy to sit",
+  "the lyrics of a Christmas carol",
+  "calories in a banana",
+  "who won the 1998 football world cup",
+  "knitting a wool scarf",
+  "cheap flights to Lisbon in May",
+  "flu symptoms in toddlers",
+  "repotting a cactus",
+  "the plot of Hamlet",
+  "the euro to yen exchange rate",
+  "growing tomatoes on a balcony",
+  "the height of Mount Everest",
+  "a vegan chocolate cake",
+  "cherry blossom season in Kyoto",
+  "fixing a flat bicycle tyre",
+  "board games for children",
+  "what cats like to eat",
+  // Stand-ins, in order.
+  "tuning an acoustic guitar",
+  "planting tulip bulbs in autumn",
+  "the best sushi in Osaka",
+  "ironing a linen shirt",
+  "the migration of monarch butterflies",
+];
+
+/** Little words a subject's phrase is read without. */
+const LITTLE = new Set("a an and for in of on the to what who".split(" "));
+
+/** A text's words, lower-cased, little words left out: "a pizza recipe for a party" → pizza recipe party. */
+const contentWords = (text: string) =>
+  (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !LITTLE.has(word));
+
 /**
- * Goals about nothing either corpus covers, generated from subjects and ways of asking:
- * an adapter must answer every one of them with no frames at all.
+ * The subjects a corpus mentions: two of a subject's words side by side in one of its
+ * documents (this repository's docs/eval.md shows `{"goal": "pizza recipe", ...}` as an
+ * example). Such a subject is not off-topic there: like a stale gold entry, it is
+ * reported and replaced, never silently kept as a failure nor silently dropped.
  */
-export function offTopicGoals(count = 20): string[] {
-  const subjects = [
-    "a pizza recipe for a party",
-    "the weather on mars",
-    "hiking trails near Denver",
-    "training a puppy to sit",
-    "the lyrics of a Christmas carol",
-    "calories in a banana",
-    "who won the 1998 football world cup",
-    "knitting a wool scarf",
-    "cheap flights to Lisbon in May",
-    "flu symptoms in toddlers",
-    "repotting a cactus",
-    "the plot of Hamlet",
-    "the euro to yen exchange rate",
-    "growing tomatoes on a balcony",
-    "the height of Mount Everest",
-    "a vegan chocolate cake",
-    "cherry blossom season in Kyoto",
-    "fixing a flat bicycle tyre",
-    "board games for children",
-    "what cats like to eat",
-  ];
-  const askings = ["{}", "what about {}?", "tell me about {}", "how do I find {}", "I need help with {}"];
-  return Array.from({ length: count }, (_, i) => {
-    const subject = subjects[i % subjects.length] as string;
-    return (askings[(i * 7) % askings.length] as string).replace("{}", subject);
+export function subjectsMentioned(docs: readonly CorpusDoc[]): string[] {
+  const pairs = new Set<string>();
+  for (const doc of docs) {
+    const words = contentWords(`${doc.title}\n${doc.body}`);
+    for (let i = 1; i < words.length; i++) pairs.add(`${words[i - 1]} ${words[i]}`);
+  }
+  return SUBJECTS.filter((subject) => {
+    const words = contentWords(subject);
+    return words.some((word, i) => i > 0 && pairs.has(`${words[i - 1]} ${word}`));
   });
+}
+
+/**
+ * Goals about nothing the corpus covers, generated from subjects and ways of asking:
+ * an adapter must answer every one of them with no frames at all. Subjects the corpus
+ * mentions ({@link subjectsMentioned}) are replaced by stand-ins.
+ */
+export function offTopicGoals(count = 20, docs: readonly CorpusDoc[] = []): string[] {
+  const mentioned = new Set(subjectsMentioned(docs));
+  const askings = ["{}", "what about {}?", "tell me about {}", "how do I find {}", "I need help with {}"];
+  // Each subject keeps its way of asking, whichever others are replaced.
+  const goals = SUBJECTS.map((subject, i) => (askings[(i * 7) % askings.length] as string).replace("{}", subject))
+    .filter((_, i) => !mentioned.has(SUBJECTS[i] as string))
+    .slice(0, count);
+  if (goals.length < count) throw new Error(`only ${goals.length} off-topic subjects left for ${count} goals`);
+  return goals;
 }

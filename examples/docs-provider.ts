@@ -1,6 +1,8 @@
 /**
- * A provider over a folder of Markdown: each heading starts a section, and sections
- * are ranked by BM25 (minisearch) over their heading and text, the heading boosted.
+ * A provider over a folder of Markdown: each heading starts a section, a long section is
+ * cut into passages between its paragraphs, and passages are ranked by BM25 (minisearch)
+ * over their section's heading and their text, the heading boosted; each cites its
+ * section's file, heading and exact lines.
  * Files are read and split once; a watcher drops that index whenever anything under
  * the served paths changes, so answers never go stale. By default it serves this
  * repository's README.md and docs/; set OCP_DOCS to a comma-separated list of files
@@ -69,14 +71,16 @@ const tokenize = MiniSearch.getDefault("tokenize") as (text: string) => string[]
 
 /**
  * How a goal is searched, as measured on bench/cases/docs.jsonl: any of its words
- * (minisearch then multiplies a section's score by how many it holds), a word in the
- * heading counting twice, and classic BM25 (b = 1, no BM25+ bonus per word), which keeps
- * long sections from winning on length alone. Prefix and fuzzy matching are off: on those
- * goals they ranked the gold section lower, never higher.
+ * (minisearch then multiplies a passage's score by how many it holds), a word in its
+ * section's heading counting twice and one in the headings above (the page's title, the
+ * parent sections') half — any weight from 0.2 to 1 ranks about the same, without them
+ * one more goal misses at 1024 tokens — and classic BM25 (b = 1, no BM25+ bonus per
+ * word), which keeps long passages from winning on length alone. Prefix and fuzzy
+ * matching are off: on those goals they ranked the gold section lower, never higher.
  */
 const SEARCH: SearchOptions = {
   combineWith: "OR",
-  boost: { heading: 2 },
+  boost: { heading: 2, context: 0.5 },
   bm25: { k: 1.2, b: 1, d: 0 },
 };
 
@@ -124,40 +128,151 @@ export interface Section {
   end: number;
 }
 
-/** A section ready to ship: where it came from, its text and its place in the index. */
+/** A passage ready to ship: where it came from, its text and its place in the index. */
 interface Indexed extends Section {
   uri: string;
   /** Its lines, made once: candidates may share such parts, the framework copies what it ships. */
   range: { start: number; end: number };
+  /** Which section it is a passage of: passages of one section share it. */
+  section: number;
+  /** The headings above its section: the page's title and the section's parents. */
+  context: string;
+}
+
+/**
+ * Longest passage, in characters (about four per token). A longer section is searched and
+ * served as passages of at most this size, so a long section ranked first no longer fills
+ * a small budget on its own, cut to its first lines: at 1024 tokens, up to four passages
+ * ship. Measured on the tuned goals of bench/cases/docs.jsonl: 900 ships the gold section
+ * for the most goals at 1024 tokens with the best MRR, 700–1200 within one goal of it.
+ */
+const PASSAGE_CHARS = 900;
+
+/**
+ * A later passage of a section already ranked above it weighs this much less per passage
+ * before it, so the budget goes to other sections before it goes to more of the same one
+ * (measured: every ratio from 0.2 to 0.5 ranks the same, 1 ships fewer gold sections).
+ */
+const LATER_PASSAGE = 0.5;
+
+/** A line range [from, to) of a section's lines. */
+type Span = [number, number];
+
+/**
+ * A section as passages of at most about `maxChars` characters, each its section's exact
+ * lines under its section's heading, so a passage still cites `file#Section`. Cut between
+ * paragraphs (at blank lines outside code fences) into passages of about equal size; a
+ * paragraph longer than a passage alone (a long table or list) is cut between its lines.
+ */
+export function sectionPassages(section: Section, maxChars = PASSAGE_CHARS): Section[] {
+  if (section.text.length <= maxChars) return [section];
+  const lines = section.text.split(/(?<=\n)/);
+  const size = ([from, to]: Span) => lines.slice(from, to).reduce((sum, line) => sum + line.length, 0);
+  const pieces = paragraphs(lines).flatMap((span) =>
+    size(span) <= maxChars ? [span] : cutLines(lines, span, maxChars),
+  );
+  // Equal shares rather than full passages and a scrap: a passage of three lines says little.
+  const target = section.text.length / Math.ceil(section.text.length / maxChars);
+  const passages: Section[] = [];
+  let from = 0;
+  let chars = 0;
+  const close = (to: number) => {
+    const text = lines.slice(from, to).join("");
+    if (text.trim() !== "")
+      passages.push({ ...section, text, start: section.start + from, end: section.start + to - 1 });
+    from = to;
+    chars = 0;
+  };
+  for (const piece of pieces) {
+    const length = size(piece);
+    if (chars > 0 && (chars + length > maxChars || chars >= target)) close(piece[0]);
+    chars += length;
+  }
+  close(lines.length);
+  return passages;
+}
+
+/** A section's paragraphs, each ending with its blank line; a fenced block with blank lines inside stays one. */
+function paragraphs(lines: readonly string[]): Span[] {
+  const spans: Span[] = [];
+  let fenced = false;
+  let from = 0;
+  lines.forEach((line, at) => {
+    if (/^(```|~~~)/.test(line)) fenced = !fenced;
+    if (!fenced && line.trim() === "") {
+      spans.push([from, at + 1]);
+      from = at + 1;
+    }
+  });
+  if (from < lines.length) spans.push([from, lines.length]);
+  return spans;
+}
+
+/** A span cut between its lines into pieces of at most `maxChars` (a single longer line is a piece alone). */
+function cutLines(lines: readonly string[], [from, to]: Span, maxChars: number): Span[] {
+  const pieces: Span[] = [];
+  let start = from;
+  let chars = 0;
+  for (let at = from; at < to; at++) {
+    const length = (lines[at] as string).length;
+    if (chars > 0 && chars + length > maxChars) {
+      pieces.push([start, at]);
+      start = at;
+      chars = 0;
+    }
+    chars += length;
+  }
+  pieces.push([start, to]);
+  return pieces;
 }
 
 /** Every section's provenance: read from a file, split at headings. */
 const PROVENANCE: Candidate["provenance"] = [{ type: "file", method: "markdown-sections" }];
 
-/** The sections, and the BM25 index over them (a section's id is its place in the list). */
+/** What the index holds of a passage. */
+type Searched = { id: number; heading: string; text: string; context: string };
+
+/** The passages, and the BM25 index over them (a passage's id is its place in the list). */
 interface Index {
   sections: Indexed[];
-  search: MiniSearch<{ id: number; heading: string; text: string }>;
+  search: MiniSearch<Searched>;
 }
 
 /** Reads, splits and indexes every file; what the search reads until a file changes. */
 async function buildIndex(log: Logger): Promise<Index> {
   const found = (await Promise.all(roots.map(markdownFiles))).flat();
   const sectionsFound: Indexed[] = [];
+  let sections = 0;
   for (const { reader, file: name } of found) {
     const source = await readMarkdown(reader, name, log);
     const file = join(reader.root, name);
     const uri = pathToFileURL(file).href;
-    for (const section of markdownSections(file, source)) {
-      sectionsFound.push({ ...section, uri, range: { start: section.start, end: section.end } });
+    const parents: { level: number; heading: string }[] = [];
+    for (const whole of markdownSections(file, source)) {
+      sections++;
+      const level = /^(#{1,6})\s/.exec(whole.text)?.[1]?.length ?? 0;
+      while (parents.length > 0 && (parents.at(-1) as { level: number }).level >= level) parents.pop();
+      const context = parents.map((parent) => parent.heading).join("\n");
+      if (level > 0) parents.push({ level, heading: whole.heading });
+      for (const passage of sectionPassages(whole)) {
+        const range = { start: passage.start, end: passage.end };
+        sectionsFound.push({ ...passage, uri, range, section: sections, context });
+      }
     }
   }
-  const search = new MiniSearch<{ id: number; heading: string; text: string }>({
-    fields: ["heading", "text"],
+  const search = new MiniSearch<Searched>({
+    fields: ["heading", "text", "context"],
     processTerm: indexTerms,
     searchOptions: SEARCH,
   });
-  search.addAll(sectionsFound.map((section, id) => ({ id, heading: section.heading, text: section.text })));
+  search.addAll(
+    sectionsFound.map((section, id) => ({
+      id,
+      heading: section.heading,
+      text: section.text,
+      context: section.context,
+    })),
+  );
   return { sections: sectionsFound, search };
 }
 
@@ -227,11 +342,14 @@ function rank({ sections: all, search }: Index, text: string, maxFrames: number)
   const hits = search.search(text);
   // The best few are enough to fill any budget; the others are reported, not shipped.
   const keep = Math.max(8, 3 * maxFrames);
+  const ranked = new Map<number, number>(); // passages of each section ranked so far
   const candidates: Candidate[] = hits.slice(0, keep).map((hit) => {
     const section = all[hit.id as number] as Indexed;
+    const above = ranked.get(section.section) ?? 0;
+    ranked.set(section.section, above + 1);
     return {
       content: section.text,
-      relevance: relevanceOf(hit.score, words),
+      relevance: relevanceOf(hit.score, words) * LATER_PASSAGE ** above,
       title: section.heading,
       uri: section.uri,
       range: section.range,

@@ -4,7 +4,8 @@
  * repository's docs (by heading) and from the templates' own sample pages.
  *
  * - Off-topic goals (20, generated) get no frames at all from any adapter.
- * - Labelled goals (bench/cases/*.jsonl): the gold document ships for at least 80%.
+ * - Labelled goals (bench/cases/*.jsonl): the gold document ships for at least 80%, at
+ *   `ocp query`'s default budget (1024 tokens), the docs' long sections included.
  * - FTS5 ranks by its own bm25(): "how are token costs counted" finds the Token costs
  *   page first on a table of the docs by page, and real hits never show as score 0.00.
  */
@@ -24,6 +25,7 @@ import {
   SAMPLE_LUNR_INDEX,
   samplePages,
   startEndpoint,
+  subjectsMentioned,
   writeFts5,
   writeMkdocsIndex,
 } from "../../bench/search-index-corpora.js";
@@ -40,15 +42,9 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/** `ocp query`'s defaults. */
+/** `ocp query`'s defaults: every guarantee below is judged at them, on both corpora. */
 const BUDGET = 1024;
 const MAX_FRAMES = 8;
-/**
- * The budget the labelled goals are judged at: the sample pages at `ocp query`'s default;
- * the docs, whose sections run to 1,600 tokens, at 4096 (at 1024 the adapters ship the
- * gold section for 71–75% of those goals: see bench/relevance-search-index.bench.ts).
- */
-const LABELLED_BUDGET: Record<"docs" | "sample", number> = { docs: 4096, sample: BUDGET };
 
 async function ask(plugin: Plugin, goal: string, maxTokens = BUDGET) {
   const provider = defineProvider({
@@ -112,23 +108,34 @@ const CASES: Record<Corpus, URL> = {
   sample: new URL("../../bench/cases/acme-sample.jsonl", import.meta.url),
 };
 
-describe.each(ADAPTERS)("the %s adapter", (adapter) => {
-  // The docs corpus is this repository's live docs/: it grew this session (mcp.md, eval.md, …) and
-  // the floor and the 80% target no longer hold on it (issue 14 stays open for that; the figures
-  // are in bench/README.md). The fixed sample corpus keeps both guarantees under test.
-  it.each(["sample"] as const)("answers 20 off-topic goals over the %s corpus with no frames", async (corpus) => {
-    const answered: string[] = [];
-    for (const goal of offTopicGoals(20)) {
-      const frames = await ask(pluginOf(adapter, corpus), goal);
-      if (frames.length > 0) answered.push(`"${goal}" → ${frames.map((f) => `${f.title} ${f.score}`).join(", ")}`);
-    }
-    expect(answered).toEqual([]);
+describe("the off-topic goals", () => {
+  it("replace a subject a corpus mentions, and only such a subject", () => {
+    const pizza = { title: "Labelled cases", body: '{"goal": "pizza recipe"}', url: `${DOCS_BASE}eval` };
+    expect(subjectsMentioned([pizza])).toEqual(["a pizza recipe for a party"]);
+    expect(offTopicGoals(20, [pizza]).join("\n")).not.toContain("pizza");
+    expect(offTopicGoals(20, [pizza])).toHaveLength(20);
+    // One word in common is no mention: the adapters must turn those goals away themselves.
+    expect(subjectsMentioned([{ title: "Run", body: "git cat-file --batch; the recipe", url: DOCS_BASE }])).toEqual([]);
+    // The corpora here mention at most one subject, so the guarantee is not hollowed out.
+    expect(subjectsMentioned(corpusDocs.sample)).toEqual([]);
+    expect(subjectsMentioned(corpusDocs.docs).length).toBeLessThanOrEqual(1);
   });
+});
 
-  // The docs corpus is this repository's live docs/: it grew this session (mcp.md, eval.md, …) and
-  // the floor and the 80% target no longer hold on it (issue 14 stays open for that; the figures
-  // are in bench/README.md). The fixed sample corpus keeps both guarantees under test.
-  it.each(["sample"] as const)(
+describe.each(ADAPTERS)("the %s adapter", (adapter) => {
+  it.each(["docs", "sample"] as const)(
+    "answers 20 off-topic goals over the %s corpus with no frames",
+    async (corpus) => {
+      const answered: string[] = [];
+      for (const goal of offTopicGoals(20, corpusDocs[corpus])) {
+        const frames = await ask(pluginOf(adapter, corpus), goal);
+        if (frames.length > 0) answered.push(`"${goal}" → ${frames.map((f) => `${f.title} ${f.score}`).join(", ")}`);
+      }
+      expect(answered).toEqual([]);
+    },
+  );
+
+  it.each(["docs", "sample"] as const)(
     "ships the gold document for at least 80 percent of the labelled goals over the %s corpus",
     async (corpus) => {
       const cases = readCases(CASES[corpus]);
@@ -137,7 +144,7 @@ describe.each(ADAPTERS)("the %s adapter", (adapter) => {
       const live = cases.filter((labelled) => labelled.gold.some((gold) => !stale.includes(gold)));
       const missed: string[] = [];
       for (const labelled of live) {
-        const frames = await ask(pluginOf(adapter, corpus), labelled.goal, LABELLED_BUDGET[corpus]);
+        const frames = await ask(pluginOf(adapter, corpus), labelled.goal, BUDGET);
         if (firstGoldRank(frames, labelled.gold, REPO) === undefined) {
           missed.push(`"${labelled.goal}" → ${frames.map((frame) => frame.title).join(" | ") || "nothing"}`);
         }

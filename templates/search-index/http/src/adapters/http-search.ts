@@ -7,8 +7,9 @@
  * machine (loopback). Put it in the provider's `dataFlow` so hosts ask for consent.
  *
  * The engine ranks; this adapter only holds its hits to the same floor as the other
- * adapters: a hit must hold 40% of the goal's words, stop words aside
- * (`minCoverage`), so an off-topic goal gets no frames, and scores are in [0, 1]:
+ * adapters: a hit must hold 40% of the goal's words, and two at least, stop words aside
+ * (`minCoverage`), so an off-topic goal gets no frames; a long hit ships its passage
+ * holding most of the goal's words (see ./hits.ts); and scores are in [0, 1]:
  * `y / (1 + y)` of `y = words held × the engine's score / words²`, as the lunr and FTS5
  * adapters do with their BM25 (without a score field, the share of words held over
  * `1 + rank`). An engine that matches by meaning (vectors, synonyms) returns hits that
@@ -16,6 +17,7 @@
  * This file is yours: edit it freely.
  */
 import { type Candidate, type ContextQuery, definePlugin, type FrameKind, type Plugin, UserError } from "ocp-provider";
+import { bestPassage, passageChars, wordsNeeded } from "./hits.js";
 
 /** One request to the endpoint. */
 export interface HttpSearchRequest {
@@ -50,7 +52,7 @@ export interface HttpSearchOptions {
   kind?: FrameKind;
   /** Most hits offered to the packer per query; default 50. */
   limit?: number;
-  /** The share of the goal's words (stop words aside) a hit's title and content must hold to be offered; default 0.4 (two words of three, of four or of five). */
+  /** The share of the goal's words (stop words aside) a hit's title and content must hold to be offered, and two words at least unless it is 0; default 0.4 (two words of two to five). */
   minCoverage?: number;
 }
 
@@ -120,7 +122,7 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
         const uri = asText(pick(hit, options.fields.uri));
         const title = asText(pick(hit, options.fields.title));
         const held = wordsHeld(words, `${title ?? ""}\n${content}`);
-        if (held < minCoverage * words.length) {
+        if (held < wordsNeeded(words.length, minCoverage)) {
           belowFloor++;
           return;
         }
@@ -128,7 +130,7 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
         const score = Number(pick(hit, options.fields.score));
         candidates.push({
           id: id ?? uri,
-          content,
+          content: bestPassage(content, words, passageChars(query.max_tokens, query.max_frames)),
           relevance: byScore
             ? relevance(held, words.length, Number.isFinite(score) && score > 0 ? score : 0)
             : (words.length === 0 ? 1 : held / words.length) / (1 + rank),

@@ -7,14 +7,16 @@
  * site's search box does, with three differences that matter to an agent: stop words
  * ("how", "are", "a") are dropped from the goal, only words of five letters or more also
  * match as prefixes (`a*` would match everything), and a page must hold 40% of the goal's
- * words to be offered at all (`minCoverage`), so an off-topic goal gets no frames instead
- * of confident ones. Scores are in [0, 1], `y / (1 + y)` of
+ * words, and two at least, to be offered at all (`minCoverage`), so an off-topic goal gets
+ * no frames instead of confident ones. A long page ships its passage holding most of the
+ * goal's words (see ./hits.ts). Scores are in [0, 1], `y / (1 + y)` of
  * `y = words held × lunr's score / words²` (see {@link relevance}). This file is yours:
  * edit it freely.
  */
 import { readFile } from "node:fs/promises";
 import lunr from "lunr";
 import { type Candidate, definePlugin, type FrameKind, type Plugin } from "ocp-provider";
+import { bestPassage, passageChars, wordsNeeded } from "./hits.js";
 
 /** Options of {@link lunrIndex}. */
 export interface LunrIndexOptions {
@@ -32,7 +34,7 @@ export interface LunrIndexOptions {
   kind?: FrameKind;
   /** Most hits offered to the packer per query; default 50. */
   limit?: number;
-  /** The share of the goal's words (stop words aside) a page must hold to be offered; default 0.4 (two words of three, of four or of five). */
+  /** The share of the goal's words (stop words aside) a page must hold to be offered, and two words at least unless it is 0; default 0.4 (two words of two to five). */
   minCoverage?: number;
 }
 
@@ -80,8 +82,13 @@ export function lunrIndex(options: LunrIndexOptions): Plugin {
         const doc = docs.get(hit.ref);
         if (doc === undefined || doc.text.trim() === "") continue;
         const held = wordsHeld(words, Object.keys(hit.matchData.metadata));
-        if (held < minCoverage * words.length) continue;
-        usable.push(toCandidate(doc, relevance(held, words.length, hit.score), docs, options.baseUrl));
+        if (held < wordsNeeded(words.length, minCoverage)) continue;
+        const candidate = toCandidate(doc, relevance(held, words.length, hit.score), docs, options.baseUrl);
+        const texts = words.map((word) => word.text);
+        usable.push({
+          ...candidate,
+          content: bestPassage(candidate.content, texts, passageChars(query.max_tokens, query.max_frames)),
+        });
       }
       // lunr's order, weighed by the share of the goal's words held; ties keep lunr's order (sort is stable).
       usable.sort((a, b) => b.relevance - a.relevance);

@@ -5,8 +5,9 @@
  *
  * The goal's words, stop words ("how", "are", "the") dropped, are first searched all
  * together (AND); only when that leaves room, rows holding some of them follow (OR), and
- * a row must hold 40% of them to be offered at all (`minCoverage`), so an off-topic goal
- * gets no frames. Scores are in [0, 1], `y / (1 + y)` of
+ * a row must hold 40% of them, and two at least, to be offered at all (`minCoverage`), so
+ * an off-topic goal gets no frames. A long row ships its passage holding most of the
+ * goal's words (see ./hits.ts). Scores are in [0, 1], `y / (1 + y)` of
  * `y = words held × -bm25() / words²` (see {@link relevance}): bm25 orders, weighed by
  * the share of the goal's words a row holds.
  *
@@ -15,6 +16,7 @@
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type Candidate, definePlugin, type FrameKind, type Plugin } from "ocp-provider";
+import { bestPassage, passageChars, wordsNeeded } from "./hits.js";
 
 /** Options of {@link sqliteFts5}. */
 export interface SqliteFts5Options {
@@ -37,7 +39,7 @@ export interface SqliteFts5Options {
   kind?: FrameKind;
   /** Most rows offered to the packer per query; default 50. */
   limit?: number;
-  /** The share of the goal's words (stop words aside) a row must hold to be offered; default 0.4 (two words of three, of four or of five). */
+  /** The share of the goal's words (stop words aside) a row must hold to be offered, and two words at least unless it is 0; default 0.4 (two words of two to five). */
   minCoverage?: number;
 }
 
@@ -94,14 +96,14 @@ export function sqliteFts5(options: SqliteFts5Options): Plugin {
       }
       const candidates: Candidate[] = [];
       for (const { row, held } of found) {
-        if (held < minCoverage * words.length || candidates.length === limit) continue;
+        if (held < wordsNeeded(words.length, minCoverage) || candidates.length === limit) continue;
         const content = row.content === null || row.content === undefined ? "" : String(row.content);
         if (content.trim() === "") continue;
         const uri = typeof row.uri === "string" && row.uri !== "" ? row.uri : undefined;
         const title = typeof row.title === "string" && row.title.trim() !== "" ? row.title : undefined;
         candidates.push({
           id: String(row.rowid),
-          content,
+          content: bestPassage(content, words, passageChars(query.max_tokens, query.max_frames)),
           relevance: relevance(held, words.length, Math.max(0, Number(row.bm25))),
           title: title ?? `${options.table} row ${row.rowid}`,
           citationLabel: uri ?? title ?? `${options.table} row ${row.rowid}`,

@@ -1,0 +1,128 @@
+/**
+ * What the search-index adapters do alike with an engine's hits: how many of the goal's
+ * words a hit must hold, and which part of a long hit ships — what a search engine's
+ * highlighter does. A hit longer than the budget is cut by the packer to its first lines,
+ * which need not be where the goal's words are, and fills the budget alone; its best
+ * passage leaves room for the next hits. Each adapter template carries a copy of this
+ * file (the same in all three): edit it freely.
+ */
+
+/** A line range [from, to) of a text's lines. */
+type Span = [number, number];
+
+/**
+ * The passage of `text` (at most about `maxChars` characters, cut between paragraphs —
+ * blank lines outside code fences — or between lines where one paragraph alone is
+ * longer) holding the most of `words`, then the most occurrences of them, then the
+ * earliest; `text` itself when it is no longer than `maxChars`. Words are compared
+ * lower-cased with common English endings folded ("counted" meets "counts").
+ */
+export function bestPassage(text: string, words: readonly string[], maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const wanted = new Set(words.map((word) => fold(word.toLowerCase())));
+  let best = "";
+  let bestHeld = -1;
+  let bestCount = -1;
+  for (const passage of passages(text, maxChars)) {
+    const found = (passage.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(fold).filter((w) => wanted.has(w));
+    const held = new Set(found).size;
+    if (held > bestHeld || (held === bestHeld && found.length > bestCount)) {
+      best = passage;
+      bestHeld = held;
+      bestCount = found.length;
+    }
+  }
+  return best;
+}
+
+/** `text` cut into passages of about equal size, each at most `maxChars` unless a single line is longer. */
+export function passages(text: string, maxChars: number): string[] {
+  const lines = text.split(/(?<=\n)/);
+  const size = ([from, to]: Span) => lines.slice(from, to).reduce((sum, line) => sum + line.length, 0);
+  const pieces = paragraphs(lines).flatMap((span) =>
+    size(span) <= maxChars ? [span] : cutLines(lines, span, maxChars),
+  );
+  // Equal shares rather than full passages and a scrap: a passage of three lines says little.
+  const target = text.length / Math.ceil(text.length / maxChars);
+  const found: string[] = [];
+  let from = 0;
+  let chars = 0;
+  const close = (to: number) => {
+    const passage = lines.slice(from, to).join("");
+    if (passage.trim() !== "") found.push(passage);
+    from = to;
+    chars = 0;
+  };
+  for (const piece of pieces) {
+    const length = size(piece);
+    if (chars > 0 && (chars + length > maxChars || chars >= target)) close(piece[0]);
+    chars += length;
+  }
+  close(lines.length);
+  return found;
+}
+
+/** Lines' paragraphs, each ending with its blank line; a fenced block with blank lines inside stays one. */
+function paragraphs(lines: readonly string[]): Span[] {
+  const spans: Span[] = [];
+  let fenced = false;
+  let from = 0;
+  lines.forEach((line, at) => {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (!fenced && line.trim() === "") {
+      spans.push([from, at + 1]);
+      from = at + 1;
+    }
+  });
+  if (from < lines.length) spans.push([from, lines.length]);
+  return spans;
+}
+
+/** A span cut between its lines into pieces of at most `maxChars` (a single longer line is a piece alone). */
+function cutLines(lines: readonly string[], [from, to]: Span, maxChars: number): Span[] {
+  const pieces: Span[] = [];
+  let start = from;
+  let chars = 0;
+  for (let at = from; at < to; at++) {
+    const length = (lines[at] as string).length;
+    if (chars > 0 && chars + length > maxChars) {
+      pieces.push([start, at]);
+      start = at;
+      chars = 0;
+    }
+    chars += length;
+  }
+  pieces.push([start, to]);
+  return pieces;
+}
+
+/** Folds the common English endings, so "counted", "counts" and "counting" meet "count". */
+function fold(word: string): string {
+  if (word.length > 5 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
+  if (word.length > 4 && word.endsWith("ed")) return word.slice(0, -2);
+  if (word.length > 4 && /(ss|sh|ch|x)es$/.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
+/**
+ * How many of a goal's `words` a hit must hold to be offered: `minCoverage` of them, and
+ * never just one of several — one shared word ("run", "cat" of `git cat-file`) is no
+ * evidence of a subject. `minCoverage: 0` (an engine matching by meaning) asks for none.
+ */
+export function wordsNeeded(words: number, minCoverage: number): number {
+  return minCoverage <= 0 ? 0 : Math.max(minCoverage * words, Math.min(2, words));
+}
+
+/**
+ * The longest passage shipped of a long hit, in characters, for a query's budget: its
+ * share of the budget when `max_frames` frames fill it (at four characters a token), and
+ * no less than 400 characters, a couple of paragraphs. Measured on the tuned goals of
+ * this repository's docs at 1024 tokens: from a sixth to an eighth of the budget ships
+ * the gold document for the most goals (a quarter, one goal fewer with lunr); whole
+ * documents, for 9 to 22 points fewer.
+ */
+export function passageChars(maxTokens: number, maxFrames: number): number {
+  return Math.max(400, (4 * maxTokens) / Math.max(1, maxFrames));
+}

@@ -1,0 +1,130 @@
+/**
+ * The docs example's passages: a long section is searched and served as passages cut
+ * between its paragraphs, each under its section's heading and citing its exact lines,
+ * so a long section ranked first no longer fills a small budget on its own.
+ */
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { type Provider, sliceLines } from "ocp-provider";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The example reads OCP_DOCS when it is loaded: set it first, then load it.
+const folder = realpathSync(mkdtempSync(join(tmpdir(), "ocp-docs-passages-")));
+process.env.OCP_DOCS = folder;
+type Example = typeof import("../../examples/docs-provider.js");
+let example: Example;
+beforeAll(async () => {
+  example = await import("../../examples/docs-provider.js");
+});
+afterAll(async () => {
+  await (example?.default as Provider | undefined)?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A Markdown section: a heading, then paragraphs, lists, tables and fenced code, some with blank lines inside. */
+const sectionText = fc
+  .array(
+    fc.oneof(
+      fc.lorem({ maxCount: 60, mode: "sentences" }).map((text) => `${text}\n`),
+      fc
+        .array(fc.lorem({ maxCount: 8 }), { minLength: 1, maxLength: 12 })
+        .map((items) => items.map((item) => `- ${item}\n`).join("")),
+      fc
+        .array(fc.lorem({ maxCount: 5 }), { minLength: 1, maxLength: 30 })
+        .map((rows) => rows.map((row) => `| ${row} |\n`).join("")),
+      fc
+        .array(fc.lorem({ maxCount: 6 }), { minLength: 1, maxLength: 10 })
+        .map((code) => `\`\`\`ts\n${code.join("\n\n")}\n\`\`\`\n`),
+      fc.constant("\n"),
+    ),
+    { minLength: 1, maxLength: 25 },
+  )
+  .map((blocks) => `## A heading\n\n${blocks.join("\n")}`);
+
+describe("sectionPassages", () => {
+  it("cuts a section into consecutive passages of its exact lines, none longer than asked but for a single long line", () => {
+    fc.assert(
+      fc.property(
+        sectionText,
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 40, max: 2000 }),
+        (text, start, maxChars) => {
+          const lines = text.split(/(?<=\n)/);
+          const section = { file: "a.md", heading: "A heading", text, start, end: start + lines.length - 1 };
+          const passages = example.sectionPassages(section, maxChars);
+          expect(passages.length).toBeGreaterThan(0);
+          if (text.length <= maxChars) expect(passages).toEqual([section]);
+          let next = start;
+          for (const passage of passages) {
+            expect(passage).toMatchObject({ file: "a.md", heading: "A heading" });
+            // Its text is exactly its lines of the section, and it starts where the last one ended,
+            // but for whitespace-only lines between them (dropped: they say nothing).
+            expect(passage.text).toBe(lines.slice(passage.start - start, passage.end - start + 1).join(""));
+            expect(
+              lines
+                .slice(next - start, passage.start - start)
+                .join("")
+                .trim(),
+            ).toBe("");
+            expect(passage.start).toBeGreaterThanOrEqual(next);
+            expect(passage.end).toBeGreaterThanOrEqual(passage.start);
+            if (passage.start !== passage.end) expect(passage.text.length).toBeLessThanOrEqual(maxChars);
+            expect(passage.text.trim()).not.toBe("");
+            next = passage.end + 1;
+          }
+          expect(
+            lines
+              .slice(next - start)
+              .join("")
+              .trim(),
+          ).toBe("");
+        },
+      ),
+    );
+  });
+
+  it("keeps a fenced block whole when it fits, blank lines inside and all", () => {
+    const code = "```ts\nconst a = 1;\n\nconst b = 2;\n```\n";
+    const text = `## Example\n\n${"Some words here. ".repeat(8)}\n\n${code}\n${"More words. ".repeat(8)}\n`;
+    const section = { file: "a.md", heading: "Example", text, start: 1, end: text.split("\n").length - 1 };
+    const passages = example.sectionPassages(section, 160);
+    expect(passages.length).toBeGreaterThan(1);
+    expect(passages.filter((passage) => passage.text.includes(code))).toHaveLength(1);
+  });
+});
+
+describe("the docs example under a small budget", () => {
+  it("ships more than one long section cut to fit, each frame the exact lines of its section", async () => {
+    // "Retry backoff" holds two of the goal's words over and over; "Limits" is the short answer.
+    const long = Array.from(
+      { length: 30 },
+      (_, i) =>
+        `A retry happens when a call fails (${i}); each retry backs off, and the backoff grows with every retry.\n`,
+    ).join("\n");
+    const file = join(folder, "guide.md");
+    writeFileSync(
+      file,
+      `# Guide\n\n## Retry backoff\n\n${long}\n## Limits\n\nA retry backs off at most 30 s; the limit is five attempts.\n`,
+    );
+    const provider = example.default as Provider;
+    const { frames } = await provider.query({
+      goal: "retry backoff limits",
+      kinds: [],
+      anchors: [],
+      max_tokens: 400,
+      max_frames: 8,
+    });
+    const source = readFileSync(file, "utf8");
+    // Served whole, "Retry backoff" (the best match before passages) was cut to fill the budget alone.
+    expect(new Set(frames.map((frame) => frame.title))).toEqual(new Set(["Retry backoff", "Limits"]));
+    for (const frame of frames) {
+      expect(["Retry backoff", "Limits"]).toContain(frame.title);
+      expect(fileURLToPath(frame.uri as string)).toBe(file);
+      const [, first, last] = /^L(\d+)-(\d+)$/.exec(frame.provenance[0]?.range ?? "") ?? [];
+      expect(frame.content).toBe(sliceLines(source, Number(first), Number(last)));
+    }
+  });
+});
