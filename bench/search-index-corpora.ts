@@ -147,9 +147,9 @@ const contentWords = (text: string) =>
 
 /**
  * The subjects a corpus mentions: two of a subject's words side by side in one of its
- * documents (this repository's docs/eval.md shows `{"goal": "pizza recipe", ...}` as an
- * example). Such a subject is not off-topic there: like a stale gold entry, it is
- * reported and replaced, never silently kept as a failure nor silently dropped.
+ * documents (docs/eval.md once showed `{"goal": "pizza recipe", ...}` as an example).
+ * Such a subject is not off-topic there: the benchmark reports and replaces it, like a
+ * stale gold entry; the relevance test requires that the corpora here mention none.
  */
 export function subjectsMentioned(docs: readonly CorpusDoc[]): string[] {
   const pairs = new Set<string>();
