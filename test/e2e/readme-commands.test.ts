@@ -34,7 +34,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "../support/child.js";
 import { callTool, connectHttp, textOf } from "../support/mcp.js";
 import { assertReferenceValid } from "../support/reference-schema.js";
-import { cleanEnv, type Done, type Serving, serving, shBlocks, typed } from "../support/shell.js";
+import { cleanEnv, type Done, missedOnlyExitTiming, type Serving, serving, shBlocks, typed } from "../support/shell.js";
 
 const MINUTES = 60_000;
 const README = readFileSync(join(REPO, "README.md"), "utf8");
@@ -96,19 +96,28 @@ const failure = (command: string, done: Done, problem: string) =>
     `${command}: ${problem} (exit ${done.code}, ${(done.ms / 1000).toFixed(1)} s)\n${done.output.slice(-6000)}`,
   );
 
-/** Runs `command` verbatim in `cwd` and throws, naming it, unless it exits 0 and `check` finds no problem. */
+/**
+ * Runs `command` verbatim in `cwd` and throws, naming it, unless it exits 0 and `check`
+ * finds no problem. An `ocp inspect` that missed only the exit timing runs once more.
+ */
 async function runs(
   command: string,
   cwd: string,
   check: (done: Done) => Problem = () => undefined,
   timeoutMs = 5 * MINUTES,
 ) {
-  const done = await typed(command, cwd, env, { timeoutMs });
+  let done = await typed(command, cwd, env, { timeoutMs });
+  if (/\bocp[- ]inspect\b/.test(command) && done.code !== 0 && missedOnlyExitTiming(done.stdout)) {
+    const again = await typed(command, cwd, env, { timeoutMs });
+    done = { ...again, output: `(the first run missed only the exit timing; ran again)\n${again.output}` };
+  }
   const problem = done.code !== 0 ? "failed" : check(done);
   if (problem !== undefined) throw failure(command, done, problem);
   return done;
 }
 
+/** The checks that need frames: with a `--query` the provider answers, none is skipped. */
+const FRAME_CHECKS = ["frame-validity", "budget-honesty", "cost-honesty", "kinds-filter", "max-frames"];
 const conformant = (done: Done): Problem => (/^CONFORMANT: /m.test(done.stdout) ? undefined : "not CONFORMANT");
 
 /** Resolves once nothing accepts connections on 127.0.0.1:`port`. */
@@ -159,7 +168,7 @@ const QUERY = {
 /** A query result's frames, after checking the envelope against the reference schema. */
 function framesOf(message: unknown): { title: string }[] {
   assertReferenceValid(message);
-  expect(message).toMatchObject({ type: "query_result" });
+  expect(message).toMatchObject({ type: "frames" });
   return (message as { result: { frames: { title: string }[] } }).result.frames;
 }
 
@@ -204,17 +213,26 @@ const PLAN: Record<string, (command: string) => Promise<unknown>> = {
   'npx ocp query examples/docs-provider.ts "how are token costs counted?"': (command) =>
     runs(command, copy, (d) => (/^ *1\. doc .*Token costs$/m.test(d.stdout) ? undefined : "no frame 'Token costs'")),
 
-  // stdio: what a host does — a handshake, a query, then EOF, on which it exits 0.
+  // stdio: what a host does — a handshake, a query and, once it is answered, EOF: it then exits 0.
   "npx ocp serve examples/docs-provider.ts": async (command) => {
-    const handshake = { type: "handshake", protocol_version: "ocp/1.0-draft" };
-    const input = `${JSON.stringify(handshake)}\n${JSON.stringify(QUERY)}\n`;
-    const answered = await typed(command, copy, env, { input, timeoutMs: 2 * MINUTES });
-    const [ack, result] = answered.stdout
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line));
-    if (answered.code !== 0 || ack?.type !== "handshake_ack") throw failure(command, answered, "no handshake_ack");
-    expect(framesOf(result).map((frame) => frame.title)).toContain("Token costs");
+    const server = serving(command, copy, env, /^/);
+    try {
+      server.send(`${JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" })}\n`);
+      await server.until(/^\{"type":"handshake_ack".*\n/m);
+      server.send(`${JSON.stringify(QUERY)}\n`);
+      const [reply] = await server.until(/^\{"type":"(frames|error)".*\n/m);
+      expect(framesOf(JSON.parse(reply)).map((frame) => frame.title)).toContain("Token costs");
+      server.end();
+      const code = await Promise.race([
+        server.exited,
+        new Promise((resolve) => setTimeout(resolve, 30_000, "running")),
+      ]);
+      if (code !== 0) throw new Error(`exit ${code} on EOF:\n${server.output()}`);
+    } catch (error) {
+      throw new Error(`${command}: ${(error as Error).message}`);
+    } finally {
+      await server.stop();
+    }
   },
 
   [HTTP_SERVER]: async (command) => {
@@ -298,7 +316,10 @@ const PLAN: Record<string, (command: string) => Promise<unknown>> = {
   "npx ocp-inspect stdio -- npx ocp serve examples/docs-provider.ts": (command) => runs(command, copy, conformant),
 
   'npx ocp inspect stdio --query "how are token costs counted" -- npx ocp serve examples/docs-provider.ts': (command) =>
-    runs(command, copy, (d) => conformant(d) ?? (/^ – /m.test(d.stdout) ? "a check was skipped" : undefined)),
+    runs(command, copy, (d) => {
+      const skipped = FRAME_CHECKS.filter((name) => new RegExp(`^ – ${name} `, "m").test(d.stdout));
+      return conformant(d) ?? (skipped.length > 0 ? `frame checks skipped: ${skipped.join(", ")}` : undefined);
+    }),
 
   // Against the README's own HTTP server, on the port the README gives it.
   "npx ocp inspect http http://127.0.0.1:8080/ --json > conformance.json": async (command) => {
