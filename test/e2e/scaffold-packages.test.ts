@@ -20,7 +20,7 @@
  * and are checked to have the same command and inputs in the http one; the user's npm
  * cache with --prefer-offline; and at most two jobs at once on two cores.
  */
-import { execFileSync, type SpawnOptions, spawn } from "node:child_process";
+import { type SpawnOptions, spawn } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -37,6 +37,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, type Done, missedOnlyExitTiming, serving, shBlock, typed } from "../support/shell.js";
+import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../support/sqlite-prebuild.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** Workspaces we publish, by package name. */
@@ -159,17 +160,10 @@ function oursInLock(dir: string): { path: string; resolved: string | undefined }
 const npmInstall = (cwd: string, prebuilds?: string) =>
   sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
     cwd,
-    env: prebuilds === undefined ? cleanEnv() : { ...cleanEnv(), npm_config_better_sqlite3_local_prebuilds: prebuilds },
+    env: prebuilds === undefined ? cleanEnv() : { ...cleanEnv(), [SQLITE_PREBUILDS_ENV]: prebuilds },
   });
 
-/**
- * better-sqlite3 compiles from source on every fresh install here (no prebuilt binary is
- * reachable): over a minute of both cores, for each of three dependency sets. The first
- * set that needs it compiles it, as a user's install does; the others install it from that
- * build, packed as its published prebuilt binaries are and found through prebuild-install's
- * own `local_prebuilds` option — what an install with internet access does with a download.
- * Their install script still runs, and their tests load the binary.
- */
+/** Where better-sqlite3's first build goes for the installs after it (see test/support/sqlite-prebuild.ts). */
 let sqlitePrebuilds: Promise<string | undefined> | undefined;
 
 /** Whether a manifest's dependencies (ours followed into their workspaces) include better-sqlite3. */
@@ -181,19 +175,6 @@ function needsSqlite(names: string[]): boolean {
     const manifest = JSON.parse(readFileSync(join(REPO, workspace, "package.json"), "utf8"));
     return needsSqlite(Object.keys(manifest.dependencies ?? {}));
   });
-}
-
-/** Packs the better-sqlite3 that `dir`'s install compiled as prebuild-install's asset; the folder holding it. */
-function packSqlitePrebuild(dir: string): string | undefined {
-  const module = join(dir, "node_modules/better-sqlite3");
-  if (!existsSync(join(module, "build/Release/better_sqlite3.node"))) return undefined;
-  const { version } = JSON.parse(readFileSync(join(module, "package.json"), "utf8"));
-  const folder = join(tmp, "prebuilds");
-  mkdirSync(folder, { recursive: true });
-  // prebuild-install's asset name: {name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz
-  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  execFileSync("tar", ["-czf", join(folder, asset), "-C", module, "build/Release/better_sqlite3.node"]);
-  return folder;
 }
 
 /** One install per dependency set: the first project of a set installs, the others copy its node_modules. */
@@ -234,7 +215,9 @@ async function scaffoldAndTest(c: Case): Promise<Outcome> {
     } else if (sqlitePrebuilds === undefined) {
       name = "npm install (compiles better-sqlite3)";
       install = slot(async () => ({ dir, done: await npmInstall(dir) }));
-      sqlitePrebuilds = install.then((first) => (first.done.code === 0 ? packSqlitePrebuild(first.dir) : undefined));
+      sqlitePrebuilds = install.then((first) =>
+        first.done.code === 0 ? packSqlitePrebuild(join(first.dir, "node_modules"), join(tmp, "prebuilds")) : undefined,
+      );
     } else {
       name = "npm install (better-sqlite3 from the first build)";
       const prebuilds = sqlitePrebuilds;
