@@ -13,7 +13,9 @@
  * `prepare`, an undeclared dependency would all pass). That costs one install, most of it
  * compiling better-sqlite3; npm's cache is warm, as a returning user's is, and
  * `npm_config_prefer_offline` (the environment, not the command) keeps npm from
- * revalidating metadata it already has.
+ * revalidating metadata it already has. The created project's install gets the
+ * better-sqlite3 that `npm ci` compiled (test/support/sqlite-prebuild.ts), through the
+ * environment too: the compile from source is proven once, by `npm ci`.
  *
  * Long-running commands are started, asked for real (a handshake and a query over the
  * pipe or HTTP; an MCP initialize, tools/list and get_context call through the official
@@ -35,6 +37,7 @@ import { REPO } from "../support/child.js";
 import { callTool, connectHttp, textOf } from "../support/mcp.js";
 import { assertReferenceValid } from "../support/reference-schema.js";
 import { cleanEnv, type Done, missedOnlyExitTiming, type Serving, serving, shBlocks, typed } from "../support/shell.js";
+import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../support/sqlite-prebuild.js";
 
 const MINUTES = 60_000;
 const README = readFileSync(join(REPO, "README.md"), "utf8");
@@ -57,10 +60,13 @@ const PROJECT = "my-provider";
 const HTTP_SERVER = "npx ocp serve examples/docs-provider.ts --http 8080";
 const PORT = 8080;
 
-const env = { ...cleanEnv(), npm_config_prefer_offline: "true" };
+const env: NodeJS.ProcessEnv = { ...cleanEnv(), npm_config_prefer_offline: "true" };
 const copy = mkdtempSync(join(tmpdir(), "ocp-readme-"));
 const project = join(copy, PROJECT);
-afterAll(() => rmSync(copy, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(copy, { recursive: true, force: true });
+  rmSync(`${copy}-prebuilds`, { recursive: true, force: true });
+}, 5 * MINUTES);
 
 /** Copies what a commit of this working tree would hold into `copy`, as a new git repository. */
 function freshCopy(): void {
@@ -208,7 +214,13 @@ async function mcpOverStdio(command: string, goal: string): Promise<void> {
 
 /** How a command is run and checked, when "exits 0 in the copy's root" is not all. */
 const PLAN: Record<string, (command: string) => Promise<unknown>> = {
-  "npm ci": (command) => runs(command, copy, () => undefined, 15 * MINUTES),
+  // It compiles better-sqlite3, as every fresh install here does; the project installs after
+  // it get that build (test/support/sqlite-prebuild.ts) instead of compiling it again.
+  "npm ci": async (command) => {
+    await runs(command, copy, () => undefined, 15 * MINUTES);
+    const prebuilds = packSqlitePrebuild(join(copy, "node_modules"), `${copy}-prebuilds`);
+    if (prebuilds !== undefined) env[SQLITE_PREBUILDS_ENV] = prebuilds;
+  },
 
   'npx ocp query examples/docs-provider.ts "how are token costs counted?"': (command) =>
     runs(command, copy, (d) => (/^ *1\. doc .*Token costs$/m.test(d.stdout) ? undefined : "no frame 'Token costs'")),
