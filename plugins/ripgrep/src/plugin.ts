@@ -17,6 +17,7 @@ import { type ReleaseSlot, SearchSlots } from "./search-slots.js";
 import { buildSnippets } from "./snippets.js";
 import { queryTerms, type Term } from "./terms.js";
 import { TermStats } from "./weights.js";
+import { budgetWindowLines } from "./windows.js";
 
 /** This package's version. */
 export const PACKAGE_VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
@@ -41,6 +42,8 @@ interface SearchPlan {
   readonly terms: readonly Term[];
   readonly anchors: Anchors;
   readonly maxCandidates: number;
+  /** The query's budget: windows are sized to it (budgetWindowLines). */
+  readonly maxTokens: number;
 }
 
 /**
@@ -104,7 +107,7 @@ async function search(
     {
       root: options.root,
       contextLines: options.contextLines,
-      maxSnippetLines: options.maxSnippetLines,
+      maxSnippetLines: budgetWindowLines(plan.maxTokens, options.maxSnippetLines),
       perFileMaxSnippets: options.perFileMaxSnippets,
       maxCandidates: plan.maxCandidates,
     },
@@ -164,6 +167,7 @@ export function ripgrep(options: RipgrepOptions): Plugin {
         anchors: parseAnchors(query.anchors, [resolved.configuredRoot, resolved.root]),
         // Beyond a few times max_frames nothing more would ship; their count still reaches the host as omitted.
         maxCandidates: Math.min(1000, Math.max(20, query.max_frames * 4)),
+        maxTokens: query.max_tokens,
       };
       // Taken before anything is awaited, so queries get slots in the order they arrived.
       // ctx.signal is made on first read: a query refused or served at once never needs one here.

@@ -6,6 +6,7 @@ import {
   isDefinition,
   MATCH_QUALITY,
   MATCH_WEIGHTS,
+  namesKind,
   occurrenceQuality,
   RANK_WEIGHTS,
   relevance,
@@ -47,6 +48,7 @@ describe("relevance", () => {
     proximity: unitNumber,
     mention: unitNumber,
     fileCoverage: unitNumber,
+    pathMatch: unitNumber,
     definition: unitNumber,
     prior: unitNumber,
   });
@@ -70,6 +72,7 @@ describe("relevance", () => {
           fileCoverage: anything,
           definition: anything,
           prior: anything,
+          pathMatch: anything,
           repeat: anything,
         }),
         (input) => {
@@ -92,6 +95,7 @@ describe("relevance", () => {
       "fileCoverage",
       "definition",
       "prior",
+      "pathMatch",
     ];
     fc.assert(
       fc.property(features, fc.constantFrom(...keys), unitNumber, (base, key, extra) => {
@@ -101,13 +105,36 @@ describe("relevance", () => {
     );
   });
 
-  it("lets more of the query beat better placement: full coverage with nothing else beats 0.4 coverage with everything", () => {
-    // The old formula claimed this against half coverage; path matches weigh more now (0.15), so at 0.5 it is a tie.
+  it("lets more of the query beat better placement: full coverage with nothing else beats 0.4 coverage with everything but the path's match", () => {
+    // The path's match is part of the match now (0.3 of it): a file the goal names may win on its name alone.
     const nothing = { quality: 0, density: 0, path: 0, proximity: 0, mention: 0, definition: 0 };
     const everything = { quality: 1, density: 1, path: 1, proximity: 1, mention: 1, definition: 1 };
     expect(relevance({ coverage: 1, ...nothing })).toBeGreaterThan(relevance({ coverage: 0.4, ...everything }));
-    expect(relevance({ coverage: 1, ...everything })).toBe(1);
-    expect(relevance({ coverage: 0, fileCoverage: 0, ...everything })).toBe(0);
+    expect(relevance({ coverage: 1, pathMatch: 1, ...everything })).toBe(1);
+    expect(relevance({ coverage: 0, fileCoverage: 0, pathMatch: 0, ...everything })).toBe(0);
+  });
+
+  it("ranks a file the goal names by its path above one that only shares common words", () => {
+    // Half the query's words in the text, none in the path, against a quarter and the name.
+    const named = relevance({
+      coverage: 0.25,
+      quality: 1,
+      density: 0.2,
+      path: 0.5,
+      pathMatch: 1,
+      proximity: 0,
+      mention: 0,
+    });
+    const unnamed = relevance({
+      coverage: 0.5,
+      quality: 1,
+      density: 0.2,
+      path: 0,
+      pathMatch: 0,
+      proximity: 0,
+      mention: 0,
+    });
+    expect(named).toBeGreaterThan(unnamed);
   });
 
   it("ranks a file's later snippets lower: repeat 0 is 1, then strictly less", () => {
@@ -142,6 +169,20 @@ describe("filePrior", () => {
     expect(aboutTests([{ text: "tests" }, { text: "flaky" }])).toBe(true);
     expect(aboutTests([{ text: "router" }])).toBe(false);
     expect(filePrior("src/router.test.ts", true)).toBe(1);
+  });
+
+  it("keeps an example, doc or benchmark at full weight when the goal names its kind of directory", () => {
+    // "docs example: build the index at setup" (stemmed terms as searched) is about examples/docs-provider.ts.
+    const terms = [{ text: "docs" }, { text: "example" }, { text: "index" }];
+    expect(namesKind("examples/docs-provider.ts", terms)).toBe(true);
+    expect(filePrior("examples/docs-provider.ts", false, terms)).toBe(1);
+    expect(filePrior("bench/stdio.bench.ts", false, [{ text: "bench" }])).toBe(1);
+    // Only the directory the file is in counts, not a word of its name, nor a term too short to mean it.
+    expect(filePrior("examples/hello.ts", false, [{ text: "hello" }])).toBeLessThan(1);
+    expect(filePrior("examples/hello.ts", false, [{ text: "ex" }])).toBeLessThan(1);
+    expect(filePrior("src/router.test.ts", false, [{ text: "router" }])).toBeLessThan(1);
+    // Prose stays prose: docs/ named lifts the test-like penalty, not the prose one.
+    expect(filePrior("docs/guide.md", false, [{ text: "docs" }])).toBe(filePrior("README.md", false));
   });
 });
 

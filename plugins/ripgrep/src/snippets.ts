@@ -112,21 +112,37 @@ function title(path: string, line: number, text: string): string {
   return shown === "" ? `${path} L${line}` : `${path} L${line}: ${shown}`;
 }
 
-/** The weighted share of terms in a path: in the file name 1, in a directory 0.5. */
-function pathScore(path: string, weights: readonly number[], matchers: readonly RegExp[]): number {
-  const total = weights.reduce((sum, weight) => sum + weight, 0);
-  const name = posix.basename(path);
-  const dir = posix.dirname(path);
+/** File names that say nothing of their module: the directory above names it instead. */
+const GENERIC_NAME = /^(index|mod|main|__init__|__main__|init|lib)\.[^/.]+$/i;
+
+/**
+ * Where each term is in a path: in the file name 1, in a directory 0.5, nowhere 0. A
+ * generic name (`index.ts`, `__init__.py`, `mod.rs`) counts its directory as the name:
+ * `src/middleware/cors/index.ts` is the cors module.
+ */
+export function pathHits(path: string, matchers: readonly RegExp[]): number[] {
+  const base = posix.basename(path);
+  const parent = posix.dirname(path);
+  const generic = GENERIC_NAME.test(base) && parent !== ".";
+  const name = generic ? `${posix.basename(parent)}/${base}` : base;
+  const dir = generic ? posix.dirname(parent) : parent;
+  return matchers.map((matcher) => {
+    matcher.lastIndex = 0;
+    const inName = matcher.test(name);
+    matcher.lastIndex = 0;
+    const inDir = !inName && dir !== "." && matcher.test(dir);
+    matcher.lastIndex = 0;
+    return inName ? 1 : inDir ? 0.5 : 0;
+  });
+}
+
+/** The weighted share of `hits` ({@link pathHits}) under `weights`. */
+export function pathScore(hits: readonly number[], weights: readonly number[]): number {
+  let total = 0;
   let score = 0;
   weights.forEach((weight, i) => {
-    const matcher = matchers[i] as RegExp;
-    matcher.lastIndex = 0;
-    if (matcher.test(name)) score += weight;
-    else {
-      matcher.lastIndex = 0;
-      if (dir !== "." && matcher.test(dir)) score += weight / 2;
-    }
-    matcher.lastIndex = 0;
+    total += weight;
+    score += weight * (hits[i] as number);
   });
   return total > 0 ? score / total : 0;
 }
@@ -137,7 +153,14 @@ function scoreWindow(
   file: FileMatches,
   weights: readonly number[],
   matchers: readonly RegExp[],
-  context: { path: number; proximity: number; symbols: RegExp | undefined; fileCoverage: number; prior: number },
+  context: {
+    path: number;
+    pathMatch: number;
+    proximity: number;
+    symbols: RegExp | undefined;
+    fileCoverage: number;
+    prior: number;
+  },
 ): { features: SnippetFeatures; bestLine: number } {
   const best = new Array<number>(weights.length).fill(0);
   let definition = 0;
@@ -191,6 +214,7 @@ function scoreWindow(
       quality,
       density,
       path: context.path,
+      pathMatch: context.pathMatch,
       proximity: context.proximity,
       mention,
       definition,
@@ -260,6 +284,17 @@ export function buildSnippets(
   const rank = byRank(options.root);
   const ranked: Ranked[] = [];
   let omitted = 0;
+  // Paths have statistics of their own: `context` is in nearly every file of a web framework
+  // but in the name of a few, and a goal that says "context" is about those few. Counted over
+  // the files kept (all of them unless the match cap dropped some), which `files` is.
+  const hits = new Map(files.map((file) => [file, pathHits(file.path, matchers)]));
+  const pathDf = terms.map((_, i) =>
+    files.reduce((n, file) => n + (((hits.get(file) as number[])[i] as number) > 0 ? 1 : 0), 0),
+  );
+  const pathWeights = terms.map((term, i) => {
+    const df = pathDf[i] as number;
+    return df === 0 ? 0 : term.weight * Math.log(1 + (files.length - df + 0.5) / (df + 0.5));
+  });
   for (const file of files) {
     const windows = mergeWindows(file.matchLines, {
       context: options.contextLines,
@@ -270,11 +305,12 @@ export function buildSnippets(
     const source = { file };
     const present = stats.present(file);
     const context = {
-      path: pathScore(file.path, weights, matchers),
+      path: pathScore(hits.get(file) as number[], weights),
+      pathMatch: pathScore(hits.get(file) as number[], pathWeights),
       proximity: proximity(file.path, anchors),
       symbols,
       fileCoverage: weights.reduce((sum, weight, i) => sum + (present[i] ? weight : 0), 0) / weightTotal,
-      prior: filePrior(file.path, testsWanted),
+      prior: filePrior(file.path, testsWanted, terms),
     };
     const own: { features: SnippetFeatures; entry: Ranked }[] = [];
     for (const window of windows) {

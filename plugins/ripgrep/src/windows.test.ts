@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mergeWindows } from "./windows.js";
+import { budgetWindowLines, mergeWindows } from "./windows.js";
 
 const plain = (lines: number[], context: number, lastLine: number, maxLines = 1000) =>
   mergeWindows(lines, { context, lastLine, maxLines }).map(({ start, end, matches }) => [start, end, matches]);
@@ -94,6 +94,29 @@ describe("mergeWindows", () => {
         }
         const windows = mergeWindows(matches, { lastLine, context, maxLines: Number.MAX_SAFE_INTEGER });
         expect(windows.map((w) => [w.start, w.end])).toEqual(union);
+      }),
+    );
+  });
+});
+
+describe("budgetWindowLines", () => {
+  it("sizes windows to the budget: a hundredth of it in lines, at least 8, never past the option", () => {
+    expect(budgetWindowLines(2048, 40)).toBe(20);
+    expect(budgetWindowLines(1024, 40)).toBe(10);
+    expect(budgetWindowLines(4096, 40)).toBe(40);
+    expect(budgetWindowLines(100_000, 40)).toBe(40);
+    expect(budgetWindowLines(256, 40)).toBe(8);
+    expect(budgetWindowLines(0, 40)).toBe(8);
+    expect(budgetWindowLines(2048, 5)).toBe(5);
+  });
+
+  it("is at least 1 and at most maxLines for any budget", () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.integer({ min: 1, max: 1000 }), (tokens, maxLines) => {
+        const lines = budgetWindowLines(tokens, maxLines);
+        expect(lines).toBeGreaterThanOrEqual(1);
+        expect(lines).toBeLessThanOrEqual(maxLines);
+        expect(budgetWindowLines(tokens + 100, maxLines)).toBeGreaterThanOrEqual(lines);
       }),
     );
   });

@@ -72,3 +72,23 @@ export function mergeWindows(matchLines: readonly number[], options: WindowOptio
   }
   return windows;
 }
+
+/**
+ * Budget tokens per line of window: a window of `maxTokens` / 100 lines costs about a tenth
+ * of the budget (a line of code is ~10 tokens), so about ten windows share it.
+ */
+export const TOKENS_PER_LINE_BUDGET = 100;
+/** The fewest lines a window is held to by a small budget: a definition's head and a few lines of its body. */
+export const MIN_BUDGET_WINDOW_LINES = 8;
+
+/**
+ * The most lines one window may hold under a budget of `maxTokens`: `maxTokens` / 100
+ * (at 2048 tokens, 20 lines, ~200 tokens), at least 8, at most `maxLines`. The packer
+ * ships best first and cuts only the last frame, so windows of 40 lines under 2048
+ * tokens cite five or six files; windows sized to the budget let ten or more share it,
+ * and file recall counts files.
+ */
+export function budgetWindowLines(maxTokens: number, maxLines: number): number {
+  const sized = Math.floor(maxTokens / TOKENS_PER_LINE_BUDGET);
+  return Math.max(1, Math.min(maxLines, Math.max(MIN_BUDGET_WINDOW_LINES, Number.isFinite(sized) ? sized : maxLines)));
+}

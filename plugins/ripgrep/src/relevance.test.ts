@@ -1,0 +1,95 @@
+/**
+ * Which files a budget cites, end to end with real rg over scratch trees shaped like
+ * the cases `ocp eval` mines: a goal that names its module by a word every file uses,
+ * and a budget that must be shared among many files rather than spent on one.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { type ContextFrame, type Provider, silentLogger } from "ocp-provider";
+import { afterAll, describe, expect, it } from "vitest";
+import { ripgrepProvider } from "./provider.js";
+
+const roots: string[] = [];
+const providers: Provider[] = [];
+afterAll(async () => {
+  await Promise.all(providers.map((provider) => provider.close()));
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function makeTree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "ocp-ripgrep-relevance-"));
+  roots.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+async function ask(root: string, goal: string, maxTokens: number): Promise<ContextFrame[]> {
+  const provider = ripgrepProvider({ root, logger: silentLogger });
+  providers.push(provider);
+  const result = await provider.query({ goal, kinds: [], anchors: [], max_tokens: maxTokens, max_frames: 20 });
+  return result.frames;
+}
+
+/** The root-relative file a frame cites. */
+function fileOf(frame: ContextFrame, root: string): string {
+  const uri = frame.provenance[0]?.uri ?? "";
+  return decodeURIComponent(new URL(uri).pathname).slice(root.length + 1);
+}
+
+describe("ripgrep relevance", () => {
+  it("ranks first the file a goal names, when the name is a word every file uses", async () => {
+    // A web framework's `context` (and its `env`): in every file's text, so their text weight is ~0,
+    // and the other files hold more of the goal's words; but only one file is named by one.
+    const files: Record<string, string> = {
+      "src/context.ts": [
+        "export class Context {",
+        "  env: unknown = undefined",
+        "  constructor(env: unknown) { this.env = env }",
+        "}",
+        "",
+      ].join("\n"),
+    };
+    for (let i = 0; i < 30; i++) {
+      files[`src/module${i}.ts`] = [
+        `import type { Context } from "./context"`,
+        `// restore the field on the context when the handler is done`,
+        `export function handler${i}(context: Context) {`,
+        `  const initializer = context.env`,
+        `  return initializer`,
+        `}`,
+        "",
+      ].join("\n");
+    }
+    const root = makeTree(files);
+    const frames = await ask(root, "perf(context): restore the `env` field initializer", 2048);
+    expect(frames.length).toBeGreaterThan(0);
+    expect(fileOf(frames[0] as ContextFrame, root)).toBe("src/context.ts");
+  });
+
+  it("shares a small budget among many matching files instead of spending it on one", async () => {
+    // One long file matching all along, and twelve small ones matching once each.
+    const long: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      long.push(i % 6 === 0 ? `export function retryUpload${i}(request) { return retry(request) }` : `  // step ${i}`);
+    }
+    const files: Record<string, string> = { "src/uploads.ts": `${long.join("\n")}\n` };
+    for (let i = 0; i < 12; i++) {
+      files[`src/part${i}.ts`] = `// part ${i}\nexport function upload${i}(request) {\n  return send(request)\n}\n`;
+    }
+    const root = makeTree(files);
+    const frames = await ask(root, "retry the upload request", 2048);
+    const cited = new Set(frames.map((frame) => fileOf(frame, root)));
+    expect(cited.has("src/uploads.ts")).toBe(true);
+    expect(cited.size).toBeGreaterThanOrEqual(10);
+    // Windows are sized to the budget: 2048 tokens hold windows of 20 lines at most.
+    for (const frame of frames) {
+      const range = /^L(\d+)-(\d+)$/.exec(frame.provenance[0]?.range ?? "");
+      expect(range).not.toBeNull();
+      expect(Number(range?.[2]) - Number(range?.[1]) + 1).toBeLessThanOrEqual(20);
+    }
+  });
+});
