@@ -67,7 +67,17 @@ interface Kept {
 /** Best first: higher weight, then the smaller path (a total order, so the choice is the same every time). */
 function better(a: Kept, b: Kept): number {
   if (a.score !== b.score) return b.score - a.score;
-  return a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0;
+  return byPath(a.file, b.file);
+}
+
+/**
+ * Orders files by path, then by raw path bytes: two names that are not UTF-8 can decode
+ * to the same text (U+FFFD), and without the bytes their order would be rg's finishing order.
+ */
+function byPath(a: FileMatches, b: FileMatches): number {
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  if (a.pathBytes === undefined || b.pathBytes === undefined) return a.pathBytes ? 1 : b.pathBytes ? -1 : 0;
+  return Buffer.compare(a.pathBytes, b.pathBytes);
 }
 
 interface Data {
@@ -180,9 +190,7 @@ export class RgJsonCollector {
 
   /** The kept files, ordered by path (so nothing downstream depends on the order rg finished them). */
   get files(): FileMatches[] {
-    this.#sorted ??= this.#kept
-      .map((kept) => kept.file)
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    this.#sorted ??= this.#kept.map((kept) => kept.file).sort(byPath);
     return this.#sorted;
   }
   /** {@link files}, sorted once until the next file is kept. */
