@@ -128,3 +128,41 @@ describe("the docs example under a small budget", () => {
     }
   });
 });
+
+describe("the docs example's rankings kept per goal", () => {
+  const ask = (goal: string, max_frames: number, max_tokens = 1024) =>
+    (example.default as Provider).query({ goal, kinds: [], anchors: [], max_tokens, max_frames });
+
+  it("answers a repeated goal as the first time, whatever was asked between and under any frame limit", async () => {
+    const file = join(folder, "kept.md");
+    const sections = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `## Part ${i}\n\nThe cache keeps rankings ${i}; a ranking is kept per goal ${"and budget ".repeat(i)}.\n`,
+    );
+    writeFileSync(file, `# Kept\n\n${sections.join("\n")}`);
+    // The folder's watcher drops the index on the write; wait until the new file is served.
+    for (let i = 0; i < 100 && !(await ask("rankings kept", 8)).frames.some((f) => f.title.startsWith("Part")); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const first = await ask("rankings kept", 8);
+    const one = await ask("rankings kept", 1);
+    await ask("cache budget", 3, 300);
+    expect(first.frames.length).toBeGreaterThan(1);
+    expect(one.frames).toHaveLength(1);
+    expect(await ask("rankings kept", 8)).toEqual(first);
+    expect(await ask("rankings kept", 1)).toEqual(one);
+  });
+
+  it("forgets them when a file changes: the new text is served, not a kept ranking of the old", async () => {
+    const file = join(folder, "changing.md");
+    writeFileSync(file, "# Changing\n\n## Weather\n\nThe zeppelin forecast says sunny.\n");
+    const served = async (word: string) =>
+      (await ask("zeppelin forecast", 8)).frames.some((f) => f.content.includes(word));
+    for (let i = 0; i < 100 && !(await served("sunny")); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await served("sunny")).toBe(true);
+    writeFileSync(file, "# Changing\n\n## Weather\n\nThe zeppelin forecast says rainy.\n");
+    for (let i = 0; i < 100 && !(await served("rainy")); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await served("rainy")).toBe(true);
+    expect(await served("sunny")).toBe(false);
+  });
+});
