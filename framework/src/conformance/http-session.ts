@@ -10,7 +10,7 @@ import { postEnvelope } from "../host/http-client.js";
 import { SESSION_HEADER } from "../wire/version.js";
 import type { MessageLog } from "./schema.js";
 import { asReply, type Reply, type WireSession } from "./session.js";
-import type { HttpTarget } from "./types.js";
+import type { HttpTarget } from "./targets.js";
 
 /** An HTTP provider endpoint, as a sequence of POSTs. */
 export class HttpSession implements WireSession {

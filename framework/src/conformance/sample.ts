@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION } from "../wire/version.js";
 import { HttpSession } from "./http-session.js";
 import { MessageLog } from "./schema.js";
 import { type Reply, StdioSession } from "./session.js";
-import type { ConformanceTarget } from "./types.js";
+import type { ConformanceTarget } from "./targets.js";
 
 /** Options of {@link sampleQuery}. */
 export interface SampleOptions {

@@ -13,7 +13,7 @@
 import { type ProcessExit, type ProviderProcess, spawnProviderProcess, stderrGist, within } from "../host/process.js";
 import { PROVIDER_ENVELOPE_TYPES } from "../wire/codec.js";
 import type { MessageLog } from "./schema.js";
-import type { StdioTarget } from "./types.js";
+import type { StdioTarget } from "./targets.js";
 
 /** A reply as the checks see it. */
 export type Reply =
