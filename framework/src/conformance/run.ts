@@ -5,14 +5,13 @@
 
 import { describeError } from "../provider/errors.js";
 import { createTokenCounter } from "../tokens/counter.js";
+import { TRANSPORTS } from "../transports/table.js";
+import type { ConformanceTarget } from "../transports/targets.js";
 import { CHECKS } from "./checks/index.js";
 import { appliesTo, type CheckContext } from "./checks/shared/check.js";
 import { DEFAULT_GOALS, MainSession } from "./checks/shared/main-session.js";
-import { httpSuite } from "./http-suite.js";
 import { MessageLog } from "./schema.js";
-import { stdioSuite } from "./stdio-suite.js";
 import type { Emit, TransportSuite } from "./suite.js";
-import type { ConformanceTarget } from "./targets.js";
 import {
   CHECK_NAMES,
   type CheckName,
@@ -20,14 +19,6 @@ import {
   type ConformanceOptions,
   type ConformanceReport,
 } from "./types.js";
-
-/** Each transport's suite. */
-const SUITES: {
-  readonly [T in ConformanceTarget["transport"]]: TransportSuite<Extract<ConformanceTarget, { transport: T }>>;
-} = {
-  stdio: stdioSuite,
-  http: httpSuite,
-};
 
 /** The command line or URL of a target, as the report names it. */
 export function describeTarget(target: ConformanceTarget): string {
@@ -55,7 +46,8 @@ export async function runConformance(
     results.set(check.name, check);
     options.onCheck?.(check);
   };
-  const suite = SUITES[target.transport] as TransportSuite;
+  // The transport table's row: its suite, loaded now (checking stdio loads no HTTP client).
+  const suite = (await TRANSPORTS[target.transport].conformance()) as TransportSuite;
   const settings = {
     goals: options.goals !== undefined && options.goals.length > 0 ? options.goals : DEFAULT_GOALS,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,

@@ -3,11 +3,13 @@
  * before the checks. The reply is kept raw — a lying provider's frames are shown
  * as sent, overrun budget and all, which is the point of looking.
  */
+
+import { HttpSession } from "../transports/http/conformance-session.js";
+import { StdioSession } from "../transports/stdio/conformance-session.js";
+import type { ConformanceTarget } from "../transports/targets.js";
 import { PROTOCOL_VERSION } from "../wire/version.js";
-import { HttpSession } from "./http-session.js";
 import { MessageLog } from "./schema.js";
-import { type Reply, StdioSession } from "./session.js";
-import type { ConformanceTarget } from "./targets.js";
+import type { Reply } from "./session.js";
 
 /** Options of {@link sampleQuery}. */
 export interface SampleOptions {

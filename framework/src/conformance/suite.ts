@@ -4,12 +4,12 @@
  * processes. The checks themselves are modules under `checks/`.
  */
 import { describeError } from "../provider/errors.js";
+import type { HttpSession } from "../transports/http/conformance-session.js";
+import type { StdioSession } from "../transports/stdio/conformance-session.js";
+import type { ConformanceTarget } from "../transports/targets.js";
 import type { RegisteredCheckName } from "./checks/index.js";
 import type { Check, CheckContext } from "./checks/shared/check.js";
-import type { HttpSession } from "./http-session.js";
 import type { MessageLog } from "./schema.js";
-import type { StdioSession } from "./session.js";
-import type { ConformanceTarget } from "./targets.js";
 import type { CheckResult } from "./types.js";
 
 /** A registered check. */

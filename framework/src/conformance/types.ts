@@ -2,10 +2,10 @@
  * The conformance report and what it is run against.
  */
 import type { TokenizerName } from "../tokens/counter.js";
+import type { ConformanceTarget, HttpTarget, StdioTarget, TargetTransport } from "../transports/targets.js";
 import type { ProviderInfo } from "../wire/schemas.js";
 import { CHECKS, type RegisteredCheckName } from "./checks/index.js";
 import type { CheckStatus } from "./checks/shared/check.js";
-import type { ConformanceTarget, HttpTarget, StdioTarget, TargetTransport } from "./targets.js";
 
 /**
  * Every check, in report order: the reference suite's five first, under the same

@@ -1,7 +1,7 @@
 /** http-oversized-body: a body far past any sane request gets 413, not a read to the end. */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { HttpTarget } from "../targets.js";
+import type { HttpTarget } from "../../transports/targets.js";
 import { defineCheck } from "./shared/check.js";
 import { verdict } from "./shared/frames.js";
 

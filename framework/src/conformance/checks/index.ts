@@ -4,7 +4,7 @@
  * row here; `checks.test.ts` fails on a module left out or a row without its module.
  */
 
-import type { TargetTransport } from "../targets.js";
+import type { TargetTransport } from "../../transports/targets.js";
 import { budgetHonestyCheck } from "./budget-honesty.js";
 import { costHonestyCheck } from "./cost-honesty.js";
 import { eofExit } from "./eof-exit.js";

@@ -1,6 +1,7 @@
 /** malformed-input-tolerance (R1): a malformed line and an invalid request each get an `error`, and the provider reads on. */
 import { clip } from "../../host/clip.js";
-import type { Reply, StdioSession } from "../session.js";
+import type { StdioSession } from "../../transports/stdio/conformance-session.js";
+import type { Reply } from "../session.js";
 import { defineCheck } from "./shared/check.js";
 import { verdict } from "./shared/frames.js";
 import { HANDSHAKE } from "./shared/main-session.js";

@@ -4,10 +4,10 @@
  * that apply to it and reports every other one skipped, with the check's own reason.
  */
 import type { TokenCounter } from "../../../tokens/counter.js";
-import type { HttpSession } from "../../http-session.js";
+import type { HttpSession } from "../../../transports/http/conformance-session.js";
+import type { StdioSession } from "../../../transports/stdio/conformance-session.js";
+import type { ConformanceTarget, TargetTransport } from "../../../transports/targets.js";
 import type { MessageLog } from "../../schema.js";
-import type { StdioSession } from "../../session.js";
-import type { ConformanceTarget, TargetTransport } from "../../targets.js";
 import type { MainSession } from "./main-session.js";
 import type { CheckStatus, CheckVerdict } from "./verdict.js";
 

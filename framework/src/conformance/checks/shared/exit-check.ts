@@ -1,5 +1,5 @@
 /** eof-exit and shutdown-clean over stdio: the provider exits with code 0 within 2 s (R2). */
-import { describeExit } from "../../session.js";
+import { describeExit } from "../../../transports/stdio/conformance-session.js";
 import type { CheckContext, CheckVerdict } from "./check.js";
 import { verdict } from "./frames.js";
 import { handshakeFirst, openStdio } from "./own-session.js";

@@ -2,8 +2,8 @@
  * For the checks that talk to the provider on a session of their own: opening one
  * of the transport the check needs, and (over stdio) the handshake that must come first.
  */
-import { HttpSession } from "../../http-session.js";
-import { StdioSession } from "../../session.js";
+import { HttpSession } from "../../../transports/http/conformance-session.js";
+import { StdioSession } from "../../../transports/stdio/conformance-session.js";
 import type { CheckContext } from "./check.js";
 import { HANDSHAKE } from "./main-session.js";
 

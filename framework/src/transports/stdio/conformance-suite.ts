@@ -9,9 +9,8 @@
  * silent) fails `handshake` with the reason, once; every other check is `not-run`, and
  * the sessions not yet started are not started.
  */
-import type { CheckContext } from "./checks/shared/check.js";
-import { NEVER_STARTED } from "./checks/shared/main-session.js";
-import { StdioSession } from "./session.js";
+import type { CheckContext } from "../../conformance/checks/shared/check.js";
+import { NEVER_STARTED } from "../../conformance/checks/shared/main-session.js";
 import {
   type Emit,
   type HazardRanks,
@@ -20,8 +19,9 @@ import {
   runGuarded,
   type SuiteCheck,
   type TransportSuite,
-} from "./suite.js";
-import type { StdioTarget } from "./targets.js";
+} from "../../conformance/suite.js";
+import type { StdioTarget } from "../targets.js";
+import { StdioSession } from "./conformance-session.js";
 
 /**
  * Each own-session check has a process of its own, so none can break another's; the

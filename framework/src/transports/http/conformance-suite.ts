@@ -5,10 +5,16 @@
  * provider. The wire-level stdio checks (malformed lines, garbage, EOF, pipelining)
  * are skipped, as in the reference.
  */
-import { NEVER_STARTED } from "./checks/shared/main-session.js";
-import { HttpSession } from "./http-session.js";
-import { type HazardRanks, inRunOrder, mainSessionChecks, runGuarded, type TransportSuite } from "./suite.js";
-import type { HttpTarget } from "./targets.js";
+import { NEVER_STARTED } from "../../conformance/checks/shared/main-session.js";
+import {
+  type HazardRanks,
+  inRunOrder,
+  mainSessionChecks,
+  runGuarded,
+  type TransportSuite,
+} from "../../conformance/suite.js";
+import type { HttpTarget } from "../targets.js";
+import { HttpSession } from "./conformance-session.js";
 
 /** One provider serves every check: ending the session comes after the others, what may crash it last. */
 const RANKS: HazardRanks = { none: 0, "ends-session": 1, "may-crash": 2 };
