@@ -23,6 +23,12 @@ export interface TransportSuite<Target extends ConformanceTarget = ConformanceTa
   /** Opens a session on `target` (over stdio, a fresh process); every message it receives goes to `log`. */
   readonly open: (target: Target, label: string, log: MessageLog) => StdioSession | HttpSession;
   /**
+   * Leaves a session opened with {@link open} the way a host would, and returns what
+   * the provider wrote to stderr meanwhile (over HTTP, nothing): over stdio its process
+   * is stopped, over HTTP a `shutdown` is sent.
+   */
+  readonly leave: (session: StdioSession | HttpSession) => Promise<string>;
+  /**
    * Runs `checks` (those of the registry that apply, in report order, the whole-run
    * ones left out), emitting each result; stops every process it started.
    */

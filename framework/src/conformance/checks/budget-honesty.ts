@@ -1,5 +1,4 @@
 /** budget-honesty (B1): Σ token_cost ≤ max_tokens in every reply, including the tight-budget probes. */
-import { EVERY_TRANSPORT } from "./shared/check.js";
 import {
   allFrames,
   type Exchange,
@@ -50,6 +49,6 @@ export function budgetHonesty(exchanges: readonly Exchange[]) {
 /** The budget-honesty check. */
 export const budgetHonestyCheck = defineQueryCheck({
   name: "budget-honesty",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   judge: (run) => budgetHonesty(run.exchanges),
 });

@@ -1,6 +1,5 @@
 /** cost-honesty: each frame's content re-counted; an under-reported cost fails, an over-report is reported. */
 import type { TokenCounter } from "../../tokens/counter.js";
-import { EVERY_TRANSPORT } from "./shared/check.js";
 import {
   allFrames,
   type Exchange,
@@ -48,6 +47,6 @@ export function costHonesty(exchanges: readonly Exchange[], counter: TokenCounte
 /** The cost-honesty check. */
 export const costHonestyCheck = defineQueryCheck({
   name: "cost-honesty",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   judge: (run, ctx) => costHonesty(run.exchanges, ctx.counter),
 });

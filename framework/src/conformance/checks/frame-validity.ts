@@ -1,5 +1,4 @@
 /** frame-validity (F1–F3): every score in [0, 1], every title and citation label non-empty. */
-import { EVERY_TRANSPORT } from "./shared/check.js";
 import {
   allFrames,
   countReplies,
@@ -42,6 +41,6 @@ export function frameValidity(exchanges: readonly Exchange[]) {
 /** The frame-validity check. */
 export const frameValidityCheck = defineQueryCheck({
   name: "frame-validity",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   judge: (run) => frameValidity(run.exchanges),
 });

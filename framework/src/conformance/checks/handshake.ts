@@ -4,7 +4,7 @@
  */
 import { clip } from "../../host/clip.js";
 import { majorFamily, PROTOCOL_VERSION, versionsCompatible } from "../../wire/version.js";
-import { type CheckVerdict, defineCheck, EVERY_TRANSPORT } from "./shared/check.js";
+import { type CheckVerdict, defineCheck } from "./shared/check.js";
 import type { MainHandshake } from "./shared/main-session.js";
 
 const nonEmpty = (value: unknown): value is string => typeof value === "string" && value.trim() !== "";
@@ -45,7 +45,7 @@ export function handshakeVerdict({ reply, elapsedMs }: MainHandshake): CheckVerd
 /** The handshake check. */
 export const handshake = defineCheck({
   name: "handshake",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   uses: "main-session",
   run: async (ctx) => handshakeVerdict(await ctx.main.handshake()),
 });

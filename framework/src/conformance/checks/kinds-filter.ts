@@ -1,5 +1,4 @@
 /** kinds-filter: frames only of the kinds asked for, and only of kinds the handshake advertised. */
-import { EVERY_TRANSPORT } from "./shared/check.js";
 import {
   allFrames,
   type Exchange,
@@ -49,6 +48,6 @@ export function kindsFilter(exchanges: readonly Exchange[], advertised: readonly
 /** The kinds-filter check. */
 export const kindsFilterCheck = defineQueryCheck({
   name: "kinds-filter",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   judge: (run) => kindsFilter(run.exchanges, run.advertised),
 });

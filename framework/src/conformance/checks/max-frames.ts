@@ -1,5 +1,4 @@
 /** max-frames: no reply carries more frames than its query's max_frames. */
-import { EVERY_TRANSPORT } from "./shared/check.js";
 import { allFrames, type Exchange, framesOf, needFrames, noFrames, summarise, verdict } from "./shared/frames.js";
 import { defineQueryCheck } from "./shared/query-check.js";
 
@@ -25,6 +24,6 @@ export function maxFrames(exchanges: readonly Exchange[]) {
 /** The max-frames check. */
 export const maxFramesCheck = defineQueryCheck({
   name: "max-frames",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   judge: (run) => maxFrames(run.exchanges),
 });

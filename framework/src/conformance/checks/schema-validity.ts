@@ -4,7 +4,7 @@
  */
 import { clip } from "../../host/clip.js";
 import { type MessageLog, referenceSchemaErrors } from "../schema.js";
-import { type CheckVerdict, defineCheck, EVERY_TRANSPORT } from "./shared/check.js";
+import { type CheckVerdict, defineCheck } from "./shared/check.js";
 import { verdict } from "./shared/frames.js";
 
 /** The verdict over everything `log` recorded. */
@@ -34,7 +34,7 @@ export function schemaValidity(log: MessageLog): CheckVerdict {
 /** The schema-validity check: judged after every other check of the run. */
 export const schemaValidityCheck = defineCheck({
   name: "schema-validity",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   uses: "whole-run",
   run: async (ctx) => schemaValidity(ctx.log),
 });

@@ -2,14 +2,14 @@
  * shutdown-clean (R2): over stdio, the provider exits with code 0 within 2 s of a
  * `shutdown` envelope; over HTTP, the main session's `shutdown` is accepted with a 2xx.
  */
-import { defineCheck, EVERY_TRANSPORT } from "./shared/check.js";
+import { defineCheck } from "./shared/check.js";
 import { exitVerdict } from "./shared/exit-check.js";
 import { verdict } from "./shared/frames.js";
 
 /** The shutdown-clean check. */
 export const shutdownClean = defineCheck({
   name: "shutdown-clean",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   uses: "own-session",
   hazard: "ends-session",
   run: async (ctx) => {

@@ -1,12 +1,11 @@
 /** unknown-fields: a query carrying fields this version does not define is answered; readers ignore them. */
-import { EVERY_TRANSPORT } from "./shared/check.js";
 import { framesOf, verdict, whyNotFrames } from "./shared/frames.js";
 import { defineQueryCheck } from "./shared/query-check.js";
 
 /** The unknown-fields check. */
 export const unknownFields = defineQueryCheck({
   name: "unknown-fields",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   judge: ({ unknownFields: exchange }) => {
     const frames = framesOf(exchange.reply);
     if (frames !== undefined) {

@@ -1,6 +1,6 @@
 /** version-mismatch (H3): a handshake in family ocp/2 gets a named `error` in time — no ack, no hang. */
 import { clip } from "../../host/clip.js";
-import { defineCheck, EVERY_TRANSPORT } from "./shared/check.js";
+import { defineCheck } from "./shared/check.js";
 import { verdict } from "./shared/frames.js";
 import { openHttp, openStdio } from "./shared/own-session.js";
 
@@ -9,7 +9,7 @@ const FUTURE = { type: "handshake", protocol_version: "ocp/2.0" };
 /** The version-mismatch check. */
 export const versionMismatch = defineCheck({
   name: "version-mismatch",
-  appliesTo: EVERY_TRANSPORT,
+  appliesTo: "every",
   uses: "own-session",
   run: async (ctx) => {
     if (ctx.target.transport === "http") {

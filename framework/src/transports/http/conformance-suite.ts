@@ -22,6 +22,10 @@ const RANKS: HazardRanks = { none: 0, "ends-session": 1, "may-crash": 2 };
 /** The HTTP suite. */
 export const httpSuite: TransportSuite<HttpTarget> = {
   open: (target, label, log) => new HttpSession(target, label, log),
+  leave: async (session) => {
+    await session.request({ type: "shutdown" }, "shutdown", 2000);
+    return "";
+  },
   run: async (checks, ctx, emit) => {
     for (const check of mainSessionChecks(checks)) emit({ name: check.name, ...(await check.run(ctx)) });
     // No HTTP response at all: nothing listens there (or it died). Report that once.

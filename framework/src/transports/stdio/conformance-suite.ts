@@ -57,6 +57,11 @@ class Startup {
 /** The stdio suite. */
 export const stdioSuite: TransportSuite<StdioTarget> = {
   open: (target, label, log) => new StdioSession(target, label, log),
+  leave: async (session) => {
+    const stderr = (session as StdioSession).stderr();
+    await (session as StdioSession).stop();
+    return stderr;
+  },
   run: async (checks, ctx, emit) => {
     const startup = new Startup();
     const tasks: (() => Promise<void>)[] = [

@@ -48,9 +48,9 @@ export interface CheckContext {
 export interface Check<Name extends string = string> {
   /** Its name in the report (the reference suite's names for its five). */
   readonly name: Name;
-  /** The transports it runs over. */
-  readonly appliesTo: readonly TargetTransport[];
-  /** The evidence of the skip on every other transport. */
+  /** The transports it runs over: `"every"` wire transport (one added later too), or those named. */
+  readonly appliesTo: "every" | readonly TargetTransport[];
+  /** The evidence of the skip on every other transport (required unless it applies to every one). */
   readonly elsewhere?: string;
   readonly uses: CheckUses;
   readonly hazard?: CheckHazard;
@@ -64,7 +64,5 @@ export function defineCheck<const Name extends string>(check: Check<Name>): Chec
 }
 
 /** Whether `check` runs over `transport`. */
-export const appliesTo = (check: Check, transport: TargetTransport): boolean => check.appliesTo.includes(transport);
-
-/** Every transport, for checks that run over all of them. */
-export const EVERY_TRANSPORT: readonly TargetTransport[] = ["stdio", "http"];
+export const appliesTo = (check: Check, transport: TargetTransport): boolean =>
+  check.appliesTo === "every" || check.appliesTo.includes(transport);
