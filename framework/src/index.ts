@@ -35,7 +35,7 @@ export {
 } from "./provider/provider.js";
 export { createSession, type Session, type SessionHost, type SessionState } from "./provider/session.js";
 export { type CacheStats, createTokenCounter, type TokenCounter, type TokenizerName } from "./tokens/counter.js";
-export { parseListenAddress } from "./transport/listen.js";
+export { parseListenAddress } from "./transports/http/listen.js";
 export type {
   Capabilities,
   ContextFrame,

@@ -6,7 +6,7 @@
  * estimates and the other encoding are from the exact count — and what packing by
  * them would have done to the budget.
  */
-import { DEFAULT_GOALS } from "../conformance/query-checks.js";
+import { DEFAULT_GOALS } from "../conformance/checks/shared/main-session.js";
 import type { Provider, QueryTrace } from "../provider/provider.js";
 import { createTokenCounter, type TokenCounter, type TokenizerName } from "../tokens/counter.js";
 import type { ContextFrame, ContextQuery } from "../wire/schemas.js";

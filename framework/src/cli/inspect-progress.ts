@@ -4,7 +4,8 @@
  * provider that hangs shows which checks it holds up instead of 30 silent seconds.
  * Only on a TTY (a pipe or a CI log gets the report alone), and erased at the end.
  */
-import { CHECK_NAMES, type CheckName, type CheckResult } from "../conformance/types.js";
+import { checksFor } from "../conformance/checks/index.js";
+import type { CheckName, CheckResult, TargetTransport } from "../conformance/types.js";
 
 /** The progress line's controls. */
 export interface InspectProgress {
@@ -20,12 +21,12 @@ const NAMED = 2;
 /** Starts the status line on `stream` (a TTY), for the checks of `transport`. */
 export function startProgress(
   stream: NodeJS.WriteStream,
-  transport: "stdio" | "http",
+  transport: TargetTransport,
   intervalMs = 1000,
 ): InspectProgress {
   const started = performance.now();
-  // The HTTP-only checks are reported as skipped at once over stdio; nothing waits on them.
-  const waiting = new Set<CheckName>(CHECK_NAMES.filter((name) => transport === "http" || !name.startsWith("http-")));
+  // The checks of other transports are reported as skipped at once; nothing waits on them.
+  const waiting = new Set<CheckName>(checksFor(transport).map((check) => check.name));
   const total = waiting.size;
   let last = performance.now();
   const draw = () => {

@@ -13,6 +13,7 @@ import type { ConformanceTarget } from "../conformance/types.js";
 import { describeError } from "../provider/errors.js";
 import { CORE_VERSION } from "../provider/plugin.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
+import { WIRE_TRANSPORTS } from "../transports/table.js";
 import { useColor } from "./color.js";
 import { type CommandArgs, runCommand, UsageError } from "./command.js";
 import { startProgress } from "./inspect-progress.js";
@@ -91,8 +92,9 @@ function parse(args: CommandArgs): Parsed {
     const token = args.string("token") ?? process.env.OCP_HTTP_TOKEN;
     return { ...common, target: { transport: "http", url, ...(token !== undefined ? { token } : {}) } };
   }
+  const known = WIRE_TRANSPORTS.join(" or ");
   throw new UsageError(
-    transport === undefined ? "say which transport: stdio or http" : `unknown transport '${transport}' (stdio or http)`,
+    transport === undefined ? `say which transport: ${known}` : `unknown transport '${transport}' (${known})`,
   );
 }
 

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
-import { loadMcpBridge } from "../transport/mcp-bridge.js";
+import { TRANSPORTS } from "../transports/table.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { argsErrorMessage, wantsHelp } from "./args.js";
 import { asOfProblem } from "./as-of.js";
@@ -64,7 +64,7 @@ async function serveCommand(args: string[]): Promise<void> {
   const { http, token, "allow-origin": allowOrigin } = SERVE_OPTIONS;
   const { module, serve } = servingLine("serve", args, { http, token, "allow-origin": allowOrigin });
   // Loaded here: the HTTP server's modules are no cost to `ocp query` or `ocp --help`.
-  const { serveProvider } = await import("../transport/serve-provider.js");
+  const { serveProvider } = await import("../transports/serve-provider.js");
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
   await serveProvider(() => loadProvider(module), serve);
 }
@@ -74,12 +74,10 @@ async function mcpCommand(args: string[]): Promise<void> {
   const { http, token, "allow-egress": allowEgress } = SERVE_OPTIONS;
   const options = { http, token, "allow-egress": allowEgress, "tool-name": { type: "string" } } as const;
   const { module, args: line, serve } = servingLine("mcp", args, options);
-  const bridge = await loadMcpBridge();
-  await bridge.runMcp(() => loadProvider(module), {
-    http: serve.http,
-    token: serve.http !== undefined ? (serve.token ?? process.env.OCP_HTTP_TOKEN) : undefined,
-    allowEgress: serve.mcp?.allowEgress === true,
-    toolName: line.string("tool-name"),
+  // The transport table's front door: it names the bridge package and loads it now.
+  await TRANSPORTS.mcp.serve(() => loadProvider(module), {
+    ...serve,
+    mcp: { allowEgress: serve.mcp?.allowEgress === true, toolName: line.string("tool-name") },
   });
 }
 

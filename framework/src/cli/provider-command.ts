@@ -7,8 +7,8 @@
  * only `--mcp` loads the MCP bridge (the core never depends on the MCP SDK).
  */
 import type { Provider } from "../provider/provider.js";
-import { parseListenAddress } from "../transport/listen.js";
-import type { ServeOptions } from "../transport/serve-provider.js";
+import { parseListenAddress } from "../transports/http/listen.js";
+import type { ServeOptions } from "../transports/serve-provider.js";
 import {
   type CommandArgs,
   type CommandIo,
@@ -155,7 +155,7 @@ async function serveWith(spec: ProviderCommandSpec, args: CommandArgs): Promise<
   const code = await spec.instead?.(args);
   if (code !== undefined) return code;
   // Loaded now: `--help` and a usage error load no transport.
-  const { serveProvider } = await import("../transport/serve-provider.js");
+  const { serveProvider } = await import("../transports/serve-provider.js");
   await serveProvider(() => spec.toProvider(args), { ...serving, detail: spec.detail });
   return "serving";
 }

@@ -3,8 +3,9 @@
  * runs the reference five checks and ours against a stdio command or an HTTP URL
  * and returns a typed report; `ocp inspect` is its command line.
  */
+
+export { DEFAULT_GOALS } from "./checks/shared/main-session.js";
 export { MISBEHAVE_MODES, type MisbehaveMode } from "./misbehaving-answers.js";
-export { DEFAULT_GOALS } from "./query-checks.js";
 export { describeTarget, runConformance } from "./run.js";
 export { type Sample, type SampleOptions, sampleQuery } from "./sample.js";
 export { referenceSchemaErrors } from "./schema.js";

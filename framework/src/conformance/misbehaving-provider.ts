@@ -18,7 +18,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import type { TokenizerName } from "../tokens/counter.js";
-import { LineSplitter } from "../transport/ndjson.js";
+import { LineSplitter } from "../transports/stdio/ndjson.js";
 import { type Action, createMisbehaver, MISBEHAVE_MODES, type MisbehaveMode } from "./misbehaving-answers.js";
 
 const BODY_LIMIT = 1024 * 1024;

@@ -5,18 +5,19 @@
 
 import { describeError } from "../provider/errors.js";
 import { createTokenCounter } from "../tokens/counter.js";
-import type { SuiteContext, SuiteOutcome } from "./handshake.js";
-import { runHttpSuite } from "./http-checks.js";
-import { DEFAULT_GOALS } from "./query-checks.js";
+import { TRANSPORTS } from "../transports/table.js";
+import type { ConformanceTarget } from "../transports/targets.js";
+import { CHECKS } from "./checks/index.js";
+import { appliesTo, type CheckContext } from "./checks/shared/check.js";
+import { DEFAULT_GOALS, MainSession } from "./checks/shared/main-session.js";
 import { MessageLog } from "./schema.js";
-import { runStdioSuite } from "./stdio-checks.js";
+import type { Emit, TransportSuite } from "./suite.js";
 import {
   CHECK_NAMES,
   type CheckName,
   type CheckResult,
   type ConformanceOptions,
   type ConformanceReport,
-  type ConformanceTarget,
 } from "./types.js";
 
 /** The command line or URL of a target, as the report names it. */
@@ -41,33 +42,53 @@ export async function runConformance(
   const started = performance.now();
   const log = new MessageLog();
   const results = new Map<CheckName, CheckResult>();
-  const context: SuiteContext = {
-    log,
-    counter,
+  const emit: Emit = (check) => {
+    results.set(check.name, check);
+    options.onCheck?.(check);
+  };
+  // The transport table's row: its suite, loaded now (checking stdio loads no HTTP client).
+  const suite = (await TRANSPORTS[target.transport].conformance()) as TransportSuite;
+  const settings = {
     goals: options.goals !== undefined && options.goals.length > 0 ? options.goals : DEFAULT_GOALS,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
     queryTimeoutMs: options.queryTimeoutMs ?? 30_000,
-    emit: (check) => {
-      results.set(check.name, check);
-      options.onCheck?.(check);
-    },
   };
   counter.preload();
-  let outcome: SuiteOutcome = {};
+  const ctx: CheckContext = {
+    target,
+    log,
+    counter,
+    ...settings,
+    main: new MainSession(suite.open(target, "main session", log), settings),
+    open: (label) => suite.open(target, label, log),
+  };
+  for (const check of CHECKS) {
+    if (!appliesTo(check, target.transport))
+      emit({ name: check.name, status: "skip", evidence: check.elsewhere ?? "" });
+  }
+  const applicable = CHECKS.filter((check) => appliesTo(check, target.transport));
+  let provider: ConformanceReport["provider"];
   let broke = "the check did not run";
   try {
-    outcome = target.transport === "stdio" ? await runStdioSuite(target, context) : await runHttpSuite(target, context);
+    await suite.run(
+      applicable.filter((check) => check.uses !== "whole-run"),
+      ctx,
+      emit,
+    );
+    provider = (await ctx.main.handshake()).ack?.provider;
   } catch (error) {
     // A bug of ours must not pass for a verdict: whatever did not run fails, saying why.
     broke = `the suite failed before this check: ${describeError(error)}`;
   }
-  context.emit(log.verdict());
+  // Judged on everything the provider sent, so after every other check, even when the suite broke.
+  for (const check of applicable.filter((c) => c.uses === "whole-run"))
+    emit({ name: check.name, ...(await check.run(ctx)) });
   const checks = CHECK_NAMES.map((name): CheckResult => results.get(name) ?? { name, status: "fail", evidence: broke });
   return {
     target: describeTarget(target),
     transport: target.transport,
     tokenizer: counter.tokenizer,
-    ...(outcome.provider !== undefined ? { provider: outcome.provider } : {}),
+    ...(provider !== undefined ? { provider } : {}),
     checks,
     conformant: checks.every((check) => check.status === "pass" || check.status === "skip"),
     durationMs: Math.round(performance.now() - started),

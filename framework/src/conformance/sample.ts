@@ -3,11 +3,13 @@
  * before the checks. The reply is kept raw — a lying provider's frames are shown
  * as sent, overrun budget and all, which is the point of looking.
  */
+
+import { TRANSPORTS } from "../transports/table.js";
+import type { ConformanceTarget } from "../transports/targets.js";
 import { PROTOCOL_VERSION } from "../wire/version.js";
-import { HttpSession } from "./http-session.js";
 import { MessageLog } from "./schema.js";
-import { type Reply, StdioSession } from "./session.js";
-import type { ConformanceTarget } from "./types.js";
+import type { Reply } from "./session.js";
+import type { TransportSuite } from "./suite.js";
 
 /** Options of {@link sampleQuery}. */
 export interface SampleOptions {
@@ -48,21 +50,23 @@ export async function sampleQuery(target: ConformanceTarget, options: SampleOpti
     max_tokens: options.maxTokens ?? 1024,
   };
   const log = new MessageLog();
-  const session =
-    target.transport === "stdio" ? new StdioSession(target, "sample", log) : new HttpSession(target, "sample", log);
+  const suite = (await TRANSPORTS[target.transport].conformance()) as TransportSuite;
+  const session = suite.open(target, "sample", log);
+  let reply: Reply;
   try {
     const ack = await session.request(
       { type: "handshake", protocol_version: PROTOCOL_VERSION },
       "handshake",
       options.handshakeTimeoutMs ?? 10_000,
     );
-    const reply: Reply =
+    reply =
       ack.ok && ack.type === "handshake_ack"
         ? await session.request({ type: "query", query }, "query", options.queryTimeoutMs ?? 30_000)
         : { ok: false, reason: `the handshake failed: ${ack.ok ? `answered '${ack.type}'` : ack.reason}` };
-    if (session instanceof HttpSession) await session.request({ type: "shutdown" }, "shutdown", 2000);
-    return { query, reply, stderr: session instanceof StdioSession ? session.stderr() : "" };
-  } finally {
-    if (session instanceof StdioSession) await session.stop();
+  } catch (error) {
+    await suite.leave(session);
+    throw error;
   }
+  // Left as a host leaves it; over stdio, the stderr is read before the process is stopped.
+  return { query, reply, stderr: await suite.leave(session) };
 }

@@ -1,6 +1,6 @@
 /**
- * schema-validity: every message a provider sends must validate under the
- * reference JSON Schema of ocp/1.0-draft. The schema ships in this package
+ * Validating what a provider sends under the reference JSON Schema of
+ * ocp/1.0-draft, and the log the schema-validity check judges. The schema ships in this package
  * (`schema/ocp-envelope.reference.schema.json`, a byte-for-byte copy of the
  * reference; a test keeps them equal) and is compiled with ajv for draft 2020-12.
  *
@@ -11,7 +11,6 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { clip } from "../host/clip.js";
-import type { CheckResult } from "./types.js";
 
 const SCHEMA_URL = new URL("../../schema/ocp-envelope.reference.schema.json", import.meta.url);
 
@@ -58,12 +57,12 @@ export function referenceSchemaErrors(message: unknown): string | undefined {
 }
 
 /** One message as it arrived: a stdout line or an HTTP response body. */
-interface Received {
+export interface Received {
   readonly where: string;
   readonly text: string;
 }
 
-/** Everything a provider sent during a run, judged at the end by schema-validity. */
+/** Everything a provider sent during a run, judged at the end by the schema-validity check. */
 export class MessageLog {
   readonly #received: Received[] = [];
 
@@ -77,36 +76,8 @@ export class MessageLog {
     return this.#received.length;
   }
 
-  /** The schema-validity verdict over everything recorded. */
-  verdict(): CheckResult {
-    const violations: string[] = [];
-    for (const { where, text } of this.#received) {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        violations.push(`${where} is not JSON: ${JSON.stringify(clip(text, 60))}`);
-        continue;
-      }
-      const errors = referenceSchemaErrors(value);
-      if (errors !== undefined) violations.push(`${where}: ${errors}`);
-    }
-    if (this.#received.length === 0) {
-      return { name: "schema-validity", status: "skip", evidence: "the provider sent nothing to validate" };
-    }
-    if (violations.length === 0) {
-      return {
-        name: "schema-validity",
-        status: "pass",
-        evidence: `all ${this.#received.length} messages received validate under the reference schema`,
-      };
-    }
-    const shown = violations.slice(0, 3).join("; ");
-    const more = violations.length > 3 ? `; and ${violations.length - 3} more` : "";
-    return {
-      name: "schema-validity",
-      status: "fail",
-      evidence: `${violations.length} of ${this.#received.length} messages invalid: ${shown}${more}`,
-    };
+  /** Everything recorded, in the order it arrived (judged by the schema-validity check). */
+  messages(): readonly Received[] {
+    return this.#received;
   }
 }

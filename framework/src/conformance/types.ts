@@ -2,41 +2,21 @@
  * The conformance report and what it is run against.
  */
 import type { TokenizerName } from "../tokens/counter.js";
+import type { ConformanceTarget, HttpTarget, StdioTarget, TargetTransport } from "../transports/targets.js";
 import type { ProviderInfo } from "../wire/schemas.js";
+import { CHECKS, type RegisteredCheckName } from "./checks/index.js";
+import type { CheckStatus } from "./checks/shared/check.js";
 
 /**
  * Every check, in report order: the reference suite's five first, under the same
- * names, then ours; the last two apply to HTTP targets only.
+ * names, then ours. Derived from the registry (`checks/index.ts`).
  */
-export const CHECK_NAMES = [
-  "handshake",
-  "frame-validity",
-  "budget-honesty",
-  "shutdown-clean",
-  "malformed-input-tolerance",
-  "schema-validity",
-  "cost-honesty",
-  "kinds-filter",
-  "max-frames",
-  "version-mismatch",
-  "pipelining",
-  "unknown-fields",
-  "eof-exit",
-  "garbage",
-  "http-bad-json",
-  "http-oversized-body",
-] as const;
+export const CHECK_NAMES: readonly CheckName[] = CHECKS.map((check) => check.name);
 
 /** One of {@link CHECK_NAMES}. */
-export type CheckName = (typeof CHECK_NAMES)[number];
+export type CheckName = RegisteredCheckName;
 
-/**
- * `skip`: the check does not apply to this target, or there was nothing to check.
- * `not-run`: it could not be tried, because something it needs failed first (the
- * provider never answered a handshake); that failure is reported once, on the check
- * that met it. A report with a check not run is not conformant.
- */
-export type CheckStatus = "pass" | "fail" | "skip" | "not-run";
+export type { CheckStatus, ConformanceTarget, HttpTarget, StdioTarget, TargetTransport };
 
 /** The outcome of one check, with evidence a person can act on. */
 export interface CheckResult {
@@ -45,28 +25,6 @@ export interface CheckResult {
   /** What was observed: on a failure, the violation by name ("frame 2 'Retry policy': token_cost 12 < o200k_base count 41"). */
   readonly evidence: string;
 }
-
-/** A provider the suite spawns and talks to over stdin/stdout. */
-export interface StdioTarget {
-  readonly transport: "stdio";
-  readonly command: string;
-  readonly args?: readonly string[];
-  readonly cwd?: string;
-  /** Extra environment variables. */
-  readonly env?: NodeJS.ProcessEnv;
-}
-
-/** A provider already listening for streamable HTTP. */
-export interface HttpTarget {
-  readonly transport: "http";
-  /** Where envelopes are POSTed, e.g. `http://127.0.0.1:8080/`. */
-  readonly url: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  readonly token?: string;
-}
-
-/** What {@link runConformance} is run against. */
-export type ConformanceTarget = StdioTarget | HttpTarget;
 
 /** Options of {@link runConformance}. */
 export interface ConformanceOptions {
@@ -90,7 +48,7 @@ export interface ConformanceOptions {
 export interface ConformanceReport {
   /** The command line or URL that was checked. */
   readonly target: string;
-  readonly transport: "stdio" | "http";
+  readonly transport: TargetTransport;
   /** The tokenizer cost-honesty used. */
   readonly tokenizer: TokenizerName;
   /** Who answered the handshake, if anyone did. */

@@ -5,6 +5,7 @@
  *
  * The transports supply a {@link Channel}: "send this line, give me the reply".
  */
+import type { ProviderTarget } from "../transports/targets.js";
 import { readEnvelope, writeEnvelope } from "../wire/codec.js";
 import type {
   Capabilities,
@@ -53,7 +54,7 @@ export interface QueryCallOptions {
 /** A connected provider. */
 export interface ProviderConnection {
   /** How it is reached. */
-  readonly transport: "stdio" | "http";
+  readonly transport: ProviderTarget["transport"];
   /** Its command line (stdio) or URL (HTTP). */
   readonly target: string;
   /** The `handshake_ack` it sent. */
@@ -107,7 +108,7 @@ function readReply(value: unknown, what: string): Envelope {
 /** Performs the handshake on `channel` and returns the connection; closes the channel if it fails. */
 export async function openConnection(
   channel: Channel,
-  meta: { transport: "stdio" | "http"; target: string },
+  meta: { transport: ProviderTarget["transport"]; target: string },
   options: ConnectOptions,
 ): Promise<ProviderConnection> {
   const version = options.protocolVersion ?? PROTOCOL_VERSION;

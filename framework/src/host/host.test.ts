@@ -7,10 +7,10 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { definePlugin } from "../provider/plugin.js";
 import { defineProvider } from "../provider/provider.js";
-import { type HttpServer, serveHttp } from "../transport/http.js";
+import { connectHttp } from "../transports/http/client.js";
+import { type HttpServer, serveHttp } from "../transports/http/server.js";
+import { connectStdio } from "../transports/stdio/client.js";
 import { Host } from "./host.js";
-import { connectHttp } from "./http-client.js";
-import { connectStdio } from "./stdio-client.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("../conformance/misbehaving-provider.ts", import.meta.url));

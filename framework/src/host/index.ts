@@ -4,6 +4,9 @@
  * result against its budget (B2), fan one query out to several providers, and
  * render frames for a prompt as quoted, untrusted material (R3).
  */
+
+export { connectHttp, type HttpConnectOptions, type HttpExchange, postEnvelope } from "../transports/http/client.js";
+export { connectStdio, type StdioConnectOptions } from "../transports/stdio/client.js";
 export { auditResult, totalTokenCost } from "./audit.js";
 export type { ConnectOptions, ProviderConnection, QueryCallOptions, QueryInput } from "./connection.js";
 export {
@@ -36,7 +39,6 @@ export {
   type ProviderReport,
   type ProviderStatus,
 } from "./host.js";
-export { connectHttp, type HttpConnectOptions, type HttpExchange, postEnvelope } from "./http-client.js";
 export {
   type AttributedFrame,
   DEFAULT_PREAMBLE,
@@ -44,4 +46,3 @@ export {
   type RenderForPromptOptions,
   renderForPrompt,
 } from "./render.js";
-export { connectStdio, type StdioConnectOptions } from "./stdio-client.js";

@@ -8,7 +8,7 @@
  * plain `child.kill()` would leave behind as orphans.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { LineSplitter } from "../transport/ndjson.js";
+import { LineSplitter } from "../transports/stdio/ndjson.js";
 import { clip } from "./clip.js";
 
 /** Options of {@link spawnProviderProcess}. */

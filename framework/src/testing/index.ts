@@ -7,7 +7,7 @@
  */
 import { PassThrough } from "node:stream";
 import type { Provider } from "../provider/provider.js";
-import { type CloseReason, type StdioServer, serveStdio } from "../transport/stdio.js";
+import { type CloseReason, type StdioServer, serveStdio } from "../transports/stdio/server.js";
 import { readEnvelopeText } from "../wire/codec.js";
 import type { Envelope } from "../wire/schemas.js";
 import { PROTOCOL_VERSION } from "../wire/version.js";

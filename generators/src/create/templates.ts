@@ -5,6 +5,7 @@
  * plugin's `"ocp"` declaration (reference-plugins.ts).
  */
 import { createRequire } from "node:module";
+import { WIRE_TRANSPORTS, type WireTransport } from "ocp-provider/transports";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 import { type PluginDeclaration, referencePlugins } from "./reference-plugins.js";
 
@@ -15,10 +16,10 @@ export const OWN_VERSION: string = (createRequire(import.meta.url)("../../packag
 /** A template name: `blank`, `search-index`, or a reference plugin's. */
 export type TemplateName = string;
 
-/** Transports a generated provider can serve. */
-export const TRANSPORTS = ["stdio", "http"] as const;
+/** Transports a generated provider can serve: the framework's wire transports (its transport table). */
+export const TRANSPORTS: readonly Transport[] = WIRE_TRANSPORTS;
 /** A transport. */
-export type Transport = (typeof TRANSPORTS)[number];
+export type Transport = WireTransport;
 
 /** Kinds of existing search index the `search-index` template wraps. */
 export const INDEX_KINDS = ["lunr", "sqlite", "http"] as const;

@@ -10,19 +10,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { ProviderConnection } from "./connection.js";
-import { ConsentStore } from "./consent.js";
+import type { ProviderConnection } from "../../host/connection.js";
+import { ConsentStore } from "../../host/consent.js";
 import {
   BudgetViolationError,
   ConsentRequiredError,
   ProviderExitedError,
   ProviderTimeoutError,
   VersionMismatchError,
-} from "./errors.js";
-import { connectStdio, type StdioConnectOptions } from "./stdio-client.js";
+} from "../../host/errors.js";
+import { connectStdio, type StdioConnectOptions } from "./client.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const FIXTURE = fileURLToPath(new URL("../conformance/misbehaving-provider.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../../conformance/misbehaving-provider.ts", import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), "ocp-host-test-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 

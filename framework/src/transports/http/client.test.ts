@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { definePlugin } from "../provider/plugin.js";
-import { defineProvider } from "../provider/provider.js";
-import { serveHttp } from "../transport/http.js";
-import { ConsentStore } from "./consent.js";
-import { ConsentRequiredError, ProviderErrorReply, ProviderExitedError } from "./errors.js";
-import { connectHttp } from "./http-client.js";
+import { ConsentStore } from "../../host/consent.js";
+import { ConsentRequiredError, ProviderErrorReply, ProviderExitedError } from "../../host/errors.js";
+import { definePlugin } from "../../provider/plugin.js";
+import { defineProvider } from "../../provider/provider.js";
+import { connectHttp } from "./client.js";
+import { serveHttp } from "./server.js";
 
 const temp = mkdtempSync(join(tmpdir(), "ocp-http-host-test-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

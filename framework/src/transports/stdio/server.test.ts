@@ -1,12 +1,12 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { assertReferenceValid } from "../../../test/support/reference-schema.js";
-import { silentLogger } from "../provider/logger.js";
-import { definePlugin } from "../provider/plugin.js";
-import { defineProvider } from "../provider/provider.js";
-import { connectInMemory } from "../testing/index.js";
-import { serveStdio } from "./stdio.js";
+import { assertReferenceValid } from "../../../../test/support/reference-schema.js";
+import { silentLogger } from "../../provider/logger.js";
+import { definePlugin } from "../../provider/plugin.js";
+import { defineProvider } from "../../provider/provider.js";
+import { connectInMemory } from "../../testing/index.js";
+import { serveStdio } from "./server.js";
 
 /** A provider whose single plugin answers after the delay named in the goal ("wait 30"). */
 function delayedProvider() {

@@ -4,17 +4,14 @@
  * and skips when there was nothing to check.
  */
 import { describe, expect, it } from "vitest";
-import { createTokenCounter } from "../tokens/counter.js";
-import {
-  budgetHonesty,
-  costHonesty,
-  type Exchange,
-  frameValidity,
-  kindsFilter,
-  maxFrames,
-  type ProbeQuery,
-} from "./frame-checks.js";
-import type { Reply } from "./session.js";
+import { createTokenCounter } from "../../tokens/counter.js";
+import type { Reply } from "../session.js";
+import { budgetHonesty } from "./budget-honesty.js";
+import { costHonesty } from "./cost-honesty.js";
+import { frameValidity } from "./frame-validity.js";
+import { kindsFilter } from "./kinds-filter.js";
+import { maxFrames } from "./max-frames.js";
+import type { Exchange, ProbeQuery } from "./shared/frames.js";
 
 const counter = createTokenCounter();
 const CONTENT = "Retry behavior is set in Config::retry; backoff doubles each attempt.";

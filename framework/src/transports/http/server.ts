@@ -20,12 +20,12 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
-import type { Provider } from "../provider/provider.js";
-import { createSession, type Session } from "../provider/session.js";
-import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
-import type { Envelope } from "../wire/schemas.js";
-import { PROTOCOL_VERSION, SESSION_HEADER } from "../wire/version.js";
+import { describeError, ERROR_CODES, OcpError } from "../../provider/errors.js";
+import type { Provider } from "../../provider/provider.js";
+import { createSession, type Session } from "../../provider/session.js";
+import { errorEnvelope, writeEnvelope } from "../../wire/codec.js";
+import type { Envelope } from "../../wire/schemas.js";
+import { PROTOCOL_VERSION, SESSION_HEADER } from "../../wire/version.js";
 
 export { parseListenAddress } from "./listen.js";
 export { SESSION_HEADER };

@@ -1,11 +1,11 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { assertReferenceValid } from "../../../test/support/reference-schema.js";
-import { ERROR_CODES } from "../provider/errors.js";
-import { silentLogger } from "../provider/logger.js";
-import { definePlugin } from "../provider/plugin.js";
-import { defineProvider } from "../provider/provider.js";
-import { createHttpApp, type HttpOptions, type HttpServer, SESSION_HEADER, serveHttp } from "./http.js";
+import { assertReferenceValid } from "../../../../test/support/reference-schema.js";
+import { ERROR_CODES } from "../../provider/errors.js";
+import { silentLogger } from "../../provider/logger.js";
+import { definePlugin } from "../../provider/plugin.js";
+import { defineProvider } from "../../provider/provider.js";
+import { createHttpApp, type HttpOptions, type HttpServer, SESSION_HEADER, serveHttp } from "./server.js";
 
 const provider = () =>
   defineProvider({
@@ -217,7 +217,7 @@ describe("HTTP transport", () => {
 
 describe("parseListenAddress", () => {
   it("reads [host:]port and refuses anything else", async () => {
-    const { parseListenAddress } = await import("./http.js");
+    const { parseListenAddress } = await import("./server.js");
     expect(parseListenAddress("8080")).toEqual({ host: "127.0.0.1", port: 8080 });
     expect(parseListenAddress("0.0.0.0:0")).toEqual({ host: "0.0.0.0", port: 0 });
     expect(parseListenAddress("[::1]:9000")).toEqual({ host: "::1", port: 9000 });

@@ -10,11 +10,11 @@
  * paused, so a host that stops reading cannot make the provider pile up replies.
  */
 import { format } from "node:util";
-import { describeError } from "../provider/errors.js";
-import type { Provider } from "../provider/provider.js";
-import { openResponder, type SessionReply } from "../provider/session.js";
-import { errorEnvelope, writeEnvelope } from "../wire/codec.js";
-import type { Envelope } from "../wire/schemas.js";
+import { describeError } from "../../provider/errors.js";
+import type { Provider } from "../../provider/provider.js";
+import { openResponder, type SessionReply } from "../../provider/session.js";
+import { errorEnvelope, writeEnvelope } from "../../wire/codec.js";
+import type { Envelope } from "../../wire/schemas.js";
 import { type FrameEvent, LineSplitter } from "./ndjson.js";
 
 /** The readable side: any Node readable stream of bytes. */

@@ -7,16 +7,17 @@
  * onto the wrong question. A request that times out keeps its place in the queue,
  * so its late reply is discarded rather than handed to the next caller.
  */
-import { PROVIDER_ENVELOPE_TYPES } from "../wire/codec.js";
+
 import {
   type Channel,
   type ConnectOptions,
   openConnection,
   type ProviderConnection,
   reportToStderr,
-} from "./connection.js";
-import { ProtocolViolationError, ProviderExitedError, ProviderTimeoutError } from "./errors.js";
-import { type ProviderProcess, spawnProviderProcess, stderrGist } from "./process.js";
+} from "../../host/connection.js";
+import { ProtocolViolationError, ProviderExitedError, ProviderTimeoutError } from "../../host/errors.js";
+import { type ProviderProcess, spawnProviderProcess, stderrGist } from "../../host/process.js";
+import { PROVIDER_ENVELOPE_TYPES } from "../../wire/codec.js";
 
 /** Options of {@link connectStdio}. */
 export interface StdioConnectOptions extends ConnectOptions {

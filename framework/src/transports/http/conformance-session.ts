@@ -4,13 +4,13 @@
  * header of a `handshake_ack` is sent back with later requests.
  */
 
-import { clip } from "../host/clip.js";
-import { ProviderTimeoutError } from "../host/errors.js";
-import { postEnvelope } from "../host/http-client.js";
-import { SESSION_HEADER } from "../wire/version.js";
-import type { MessageLog } from "./schema.js";
-import { asReply, type Reply, type WireSession } from "./session.js";
-import type { HttpTarget } from "./types.js";
+import type { MessageLog } from "../../conformance/schema.js";
+import { asReply, type Reply, type WireSession } from "../../conformance/session.js";
+import { clip } from "../../host/clip.js";
+import { ProviderTimeoutError } from "../../host/errors.js";
+import { SESSION_HEADER } from "../../wire/version.js";
+import type { HttpTarget } from "../targets.js";
+import { postEnvelope } from "./client.js";
 
 /** An HTTP provider endpoint, as a sequence of POSTs. */
 export class HttpSession implements WireSession {

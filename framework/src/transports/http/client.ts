@@ -6,9 +6,9 @@
  * provider is egress to the host, whatever its `data_flow` says (C4).
  */
 
-import { SESSION_HEADER } from "../wire/version.js";
-import { type Channel, type ConnectOptions, openConnection, type ProviderConnection } from "./connection.js";
-import { ProtocolViolationError, ProviderExitedError, ProviderTimeoutError } from "./errors.js";
+import { type Channel, type ConnectOptions, openConnection, type ProviderConnection } from "../../host/connection.js";
+import { ProtocolViolationError, ProviderExitedError, ProviderTimeoutError } from "../../host/errors.js";
+import { SESSION_HEADER } from "../../wire/version.js";
 
 /** The session header of the ocp-provider HTTP transport. */
 
