@@ -59,8 +59,8 @@ const SHUTDOWN = JSON.stringify({ type: "shutdown" });
 interface Server {
   readonly name: string;
   readonly args: readonly string[];
-  /** The query line it is asked, again and again; default {@link QUERY}. */
-  readonly query?: string;
+  /** The query line it is asked, again and again (or a new one each trip); default {@link QUERY}. */
+  readonly query?: string | (() => string);
 }
 
 const DOCS: Server = {
@@ -71,6 +71,18 @@ const DOCS_BIG: Server = {
   name: "ocp serve docs-provider, 5 frames / 1024 tok",
   args: ["framework/bin/ocp.js", "serve", "examples/docs-provider.ts"],
   query: BIG_QUERY,
+};
+let asked = 0;
+/**
+ * The docs provider keeps the ranking of a repeated goal (a host asks one goal again each
+ * turn), so the judged rows above measure the transport with the search kept. This row asks
+ * a goal it has never seen on every trip — the same words plus a number no passage holds —
+ * so it pays the search each time: reported, not judged.
+ */
+const DOCS_NEW: Server = {
+  name: "ocp serve docs-provider, a new goal each trip",
+  args: ["framework/bin/ocp.js", "serve", "examples/docs-provider.ts"],
+  query: () => JSON.stringify({ type: "query", query: { goal: `${GOAL} ${++asked}`, max_frames: 2, max_tokens: 300 } }),
 };
 const CANNED: Server = {
   name: "ocp serve canned-provider",
@@ -182,12 +194,12 @@ interface Tally {
 }
 
 /** Runs `count` sequential round trips. */
-async function roundTrips(host: Host, query: string, count: number): Promise<Tally> {
+async function roundTrips(host: Host, query: string | (() => string), count: number): Promise<Tally> {
   let wrong = 0;
   const cpuBefore = host.cpuMs() ?? Number.NaN;
   const started = performance.now();
   for (let i = 0; i < count; i++) {
-    const reply = await host.request(query);
+    const reply = await host.request(typeof query === "string" ? query : query());
     if (!reply.startsWith('{"type":"frames"')) wrong++;
   }
   const ms = performance.now() - started;
@@ -252,7 +264,7 @@ function blockRatio(docs: readonly number[], bare: readonly number[]): { value: 
 /** Spawns every server (pinned as `placement` says), checks their answers and times them. */
 async function measure(placement: Placement | undefined): Promise<Measurement> {
   // The docs provider first and the bare loop last: the code below relies on it.
-  const servers = [DOCS, DOCS_BIG, CANNED, BARE];
+  const servers = [DOCS, DOCS_BIG, DOCS_NEW, CANNED, BARE];
   const hosts = servers.map((server) => new Host(server, placement?.serverCpu));
   const where = placement === undefined ? "unpinned" : placement.name;
   try {
@@ -265,7 +277,8 @@ async function measure(placement: Placement | undefined): Promise<Measurement> {
         throw new Error(`${servers[i]?.name} answered the handshake with ${ack.slice(0, 200)}\n${host.stderr}`);
       }
       const query = servers[i]?.query ?? QUERY;
-      replies.push(describeReply(await within(host.request(query), 30_000, `${servers[i]?.name}'s first query`)));
+      const line = typeof query === "string" ? query : query();
+      replies.push(describeReply(await within(host.request(line), 30_000, `${servers[i]?.name}'s first query`)));
     }
 
     // Timing an error reply or an empty search would measure the wrong thing: refuse to.
