@@ -129,6 +129,17 @@ describe("RgJsonCollector", () => {
             ((a.pathBytes ?? "") < (b.pathBytes ?? "") ? -1 : (a.pathBytes ?? "") > (b.pathBytes ?? "") ? 1 : 0),
         );
         expect(plain(collector.files)).toEqual(byPath);
+        // The readers the ranking uses agree with the records, and with the lines rg did not return.
+        for (const f of collector.files) {
+          for (const [number, record] of f.lines) {
+            expect(f.lines.text(number)).toBe(record.text);
+            expect(f.lines.hasText(number)).toBe(record.text !== undefined);
+            expect(f.lines.get(number)).toEqual(record);
+          }
+          expect(f.lines.get(0)).toBeUndefined();
+          expect(f.lines.hasText(0)).toBe(false);
+          expect(f.lines.text(f.lastLine + 1)).toBeUndefined();
+        }
         expect(collector.matches).toBe(expected.reduce((sum, f) => sum + f.matchLines.length, 0));
         expect(collector.binary).toBe(files.filter((f) => f.binary).length);
       }),

@@ -167,7 +167,7 @@ function scoreWindow(
   let bestLine = window.matches[0] as number;
   let bestLineScore = -1;
   for (const number of window.matches) {
-    const text = file.lines.get(number)?.text ?? "";
+    const text = file.lines.text(number) ?? "";
     let lineScore = 0;
     weights.forEach((weight, i) => {
       const matcher = matchers[i] as RegExp;
@@ -203,7 +203,7 @@ function scoreWindow(
   let mention = 0;
   if (context.symbols !== undefined) {
     for (let line = window.start; line <= window.end && mention === 0; line++) {
-      if (context.symbols.test(file.lines.get(line)?.text ?? "")) mention = 1;
+      if (context.symbols.test(file.lines.text(line) ?? "")) mention = 1;
     }
   }
   const density = window.matches.length / (window.end - window.start + 1);
@@ -255,7 +255,7 @@ function materialize(entry: Ranked, root: string): Candidate {
     uri,
     path: file.path,
     range: { start: window.start, end: window.end },
-    title: title(file.path, bestLine, file.lines.get(bestLine)?.text ?? ""),
+    title: title(file.path, bestLine, file.lines.text(bestLine) ?? ""),
     provenance,
   };
 }
@@ -300,7 +300,7 @@ export function buildSnippets(
       context: options.contextLines,
       maxLines: options.maxSnippetLines,
       lastLine: file.lastLine,
-      isBlocked: (line) => file.lines.get(line)?.text === undefined,
+      isBlocked: (line) => !file.lines.hasText(line),
     });
     const source = { file };
     const present = stats.present(file);
