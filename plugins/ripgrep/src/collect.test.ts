@@ -146,6 +146,20 @@ describe("RgJsonCollector", () => {
     );
   });
 
+  it("leaves a line whose JSON string is invalid unread (it never ships) instead of throwing", () => {
+    const path = '{"text":"./a.ts"}';
+    const lines = [
+      `{"type":"begin","data":{"path":${path}}}`,
+      `{"type":"match","data":{"path":${path},"lines":{"text":"ok\\n"},"line_number":1,"absolute_offset":0,"submatches":[]}}`,
+      // \\x is no JSON escape: rg never writes it, but a bad line must not fail the search.
+      `{"type":"context","data":{"path":${path},"lines":{"text":"bad \\x\\n"},"line_number":2,"absolute_offset":3,"submatches":[]}}`,
+      `{"type":"end","data":{"path":${path},"binary_offset":null,"stats":{}}}`,
+    ];
+    const collector = collect(lines, 100);
+    expect(collector.files[0]?.lines.text(1)).toBe("ok\n");
+    expect(collector.files[0]?.lines.text(2)).toBeUndefined();
+  });
+
   it("gives the same answer when messages are written differently or interleaved (the fallback path)", () => {
     fc.assert(
       fc.property(
