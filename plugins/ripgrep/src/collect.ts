@@ -93,6 +93,9 @@ const CONTEXT = Buffer.from('{"type":"context","data":{"path":');
 // A JSON string escapes every `"` inside it, so these never occur inside one: each marks structure.
 const LINES_TEXT = Buffer.from(',"lines":{"text":');
 const LINES_BYTES = Buffer.from(',"lines":{"bytes":');
+const END = Buffer.from('{"type":"end","data":{"path":');
+const BINARY_OFFSET = Buffer.from(',"binary_offset":');
+const NULL_VALUE = Buffer.from("null,");
 /** Ends a match or context line's text and starts its line number. */
 export const LINE_NUMBER = Buffer.from('},"line_number":');
 /** Follows the line number: the line's byte offset in the file. */
@@ -195,7 +198,8 @@ export class RgJsonCollector {
    */
   pushRange(chunk: Buffer, start: number, end: number): boolean {
     const valueStart = this.#locate(chunk, start, end);
-    if (valueStart === -1 || !this.#fastLine(chunk, end, valueStart)) this.#message(chunk.subarray(start, end));
+    if (valueStart !== -1 ? this.#fastLine(chunk, end, valueStart) : this.#fastEnd(chunk, start, end)) return true;
+    this.#message(chunk.subarray(start, end));
     return true;
   }
 
@@ -412,10 +416,34 @@ export class RgJsonCollector {
   #end(key: string, data: Record<string, unknown>): void {
     const file = this.#findPending(key);
     if (file === undefined) return;
+    this.#finish(file, data.binary_offset !== null && data.binary_offset !== undefined);
+  }
+
+  /**
+   * The `end` message of the current file, read from its bytes when it is shaped as rg
+   * writes it (`{"type":"end","data":{"path":<key>,"binary_offset":null|<n>,…`): one per
+   * file, and parsing its statistics was most of the cost of a small file. False if not.
+   */
+  #fastEnd(line: Buffer, start: number, end: number): boolean {
+    const file = this.#current;
+    if (file === undefined || line[start + 9] !== 0x65 || !startsWith(line, END, start, end)) return false;
+    const at = start + END.length;
+    if (!startsWith(line, file.key, at, end) || !startsWith(line, BINARY_OFFSET, at + file.key.length, end)) {
+      return false;
+    }
+    const value = at + file.key.length + BINARY_OFFSET.length;
+    const binary = (line[value] as number) >= 0x30 && (line[value] as number) <= 0x39;
+    if (!binary && !startsWith(line, NULL_VALUE, value, end)) return false;
+    this.#finish(file, binary);
+    return true;
+  }
+
+  /** A file's last message has arrived: it is kept or dropped. */
+  #finish(file: Pending, binary: boolean): void {
     this.#pending.delete(file.key.toString("latin1"));
     if (this.#current === file) this.#current = undefined;
     // rg reports matches it printed before noticing a NUL byte: such a file is binary after all.
-    if (data.binary_offset !== null && data.binary_offset !== undefined) {
+    if (binary) {
       this.binary++;
       return;
     }
