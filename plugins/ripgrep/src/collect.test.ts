@@ -146,6 +146,20 @@ describe("RgJsonCollector", () => {
     );
   });
 
+  it("holds the lines of the files it keeps only: what rg prints past the match cap costs no memory", () => {
+    // 2,000 files of 20 lines of 200 bytes, a cap of 100 match lines: five files are kept.
+    const collector = new RgJsonCollector({ maxLineBytes: 1000, maxMatches: 100 });
+    const text = `${"x".repeat(199)}\n`;
+    for (let i = 0; i < 2000; i++) {
+      const lines = Array.from({ length: 20 }, (_, n) => ({ number: n + 1, data: text, match: true }));
+      for (const line of messages({ path: `./f${i}.ts`, lines, binary: false })) collector.push(Buffer.from(line));
+    }
+    expect(collector.files).toHaveLength(5);
+    // rg printed ~8 MB of lines; the five files hold 5 × 20 × ~200 bytes, doubled at most by growth.
+    expect(collector.heldBytes).toBeLessThan(5 * 20 * 210 * 2);
+    expect(collector.heldBytes).toBeGreaterThanOrEqual(5 * 20 * 200);
+  });
+
   it("leaves a line whose JSON string is invalid unread (it never ships) instead of throwing", () => {
     const path = '{"text":"./a.ts"}';
     const lines = [

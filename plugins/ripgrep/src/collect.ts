@@ -14,7 +14,7 @@
  * `JSON.parse` of the whole message.
  */
 
-import { ByteArena, type FileLines, LineTable, plainLineBytes } from "./line-table.js";
+import { type FileLines, LineTable, plainLineBytes } from "./line-table.js";
 
 export type { FileLines, LineRecord } from "./line-table.js";
 
@@ -167,8 +167,6 @@ export class RgJsonCollector {
   /** The file of the last `begin`: rg writes each file's messages together, so nearly always this one. */
   #current: Pending | undefined;
   readonly #options: CollectorOptions;
-  /** Where every kept line's JSON waits until it is read (see line-table.ts). */
-  readonly #arena = new ByteArena();
 
   constructor(options: CollectorOptions) {
     this.#options = options;
@@ -186,6 +184,17 @@ export class RgJsonCollector {
   }
   /** {@link files}, sorted once until the next file is kept. */
   #sorted: FileMatches[] | undefined;
+
+  /**
+   * Bytes of line text held for the kept files and those still arriving: bounded by the
+   * match cap, not by how much rg prints (a dropped file's lines go with it).
+   */
+  get heldBytes(): number {
+    let held = 0;
+    for (const { file } of this.#kept) held += (file.lines as LineTable).heldBytes;
+    for (const file of this.#pending.values()) held += file.lines.heldBytes;
+    return held;
+  }
 
   /** Takes one line of rg's output (without its newline); always true (rg may go on). */
   push(line: Buffer): boolean {
@@ -379,7 +388,7 @@ export class RgJsonCollector {
       key: rawKey !== undefined ? Buffer.from(rawKey) : Buffer.from(key),
       path,
       pathBytes: bytes !== undefined ? stripDotSlash(bytes) : undefined,
-      lines: new LineTable(this.#arena),
+      lines: new LineTable(),
       matchLines: [],
       lastLine: 0,
     };

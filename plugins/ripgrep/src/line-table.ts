@@ -1,7 +1,9 @@
 /**
  * The lines rg returned for one file, held without a JavaScript object or string per
- * line: each line's JSON string is copied, as rg wrote it, into one byte arena shared by
- * the whole search, and decoded only when someone reads its text.
+ * line: each line's JSON string is copied, as rg wrote it, into the file's own byte
+ * arena, and decoded only when someone reads its text. An arena per file, not one per
+ * search: a file dropped at the match cap takes its bytes with it, so a search holds
+ * what its kept files hold however much rg prints.
  *
  * Why: a search holds tens of thousands of lines (matches and their context) until it
  * ends, and most context lines never ship. Kept as strings and records, they all
@@ -39,8 +41,13 @@ export class ByteArena {
   #bytes: Buffer;
   #used = 0;
 
-  constructor(initialBytes = 64 * 1024) {
-    this.#bytes = Buffer.allocUnsafeSlow(Math.max(16, initialBytes));
+  constructor(initialBytes = 1024) {
+    this.#bytes = Buffer.allocUnsafe(Math.max(16, initialBytes));
+  }
+
+  /** Bytes allocated (in use or not). */
+  get capacity(): number {
+    return this.#bytes.length;
   }
 
   /** The arena's current bytes: valid only until the next {@link append}. */
@@ -57,7 +64,7 @@ export class ByteArena {
   append(source: Buffer, start: number, end: number): number {
     const length = end - start;
     if (this.#used + length > this.#bytes.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.#bytes.length * 2, this.#used + length));
+      const grown = Buffer.allocUnsafe(Math.max(this.#bytes.length * 2, this.#used + length));
       this.#bytes.copy(grown, 0, 0, this.#used);
       this.#bytes = grown;
     }
@@ -101,7 +108,7 @@ const TEXT = 4;
 
 /** One file's lines: see the module comment. Written by the collector, read through {@link FileLines}. */
 export class LineTable implements FileLines {
-  readonly #arena: ByteArena;
+  readonly #arena = new ByteArena();
   /** Line number → slot in the arrays below (a map of small integers: no object per line). */
   readonly #slots = new Map<number, number>();
   /** Where the line's JSON string is in the arena; -1 when its text is held in {@link #decoded} or it has none. */
@@ -111,10 +118,6 @@ export class LineTable implements FileLines {
   readonly #flags: number[] = [];
   /** Texts decoded when the line arrived (non-UTF-8 lines, and the few whose length needed decoding to judge). */
   #decoded: Map<number, string> | undefined;
-
-  constructor(arena: ByteArena) {
-    this.#arena = arena;
-  }
 
   get size(): number {
     return this.#slots.size;
@@ -155,6 +158,11 @@ export class LineTable implements FileLines {
     if (text === undefined) return;
     this.#decoded ??= new Map();
     this.#decoded.set(slot, text);
+  }
+
+  /** Bytes this table's arena holds: what keeping the file costs beyond a few numbers per line. */
+  get heldBytes(): number {
+    return this.#arena.capacity;
   }
 
   hasText(number: number): boolean {
