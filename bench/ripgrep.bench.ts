@@ -11,9 +11,10 @@
  * Both sides search the whole tree under the plugin's rules (ignore files, no hidden
  * files, no symlinks) with the size cap raised so every file counts. The timed runs
  * alternate sides round by round, so a busy moment on a shared machine lands on both.
- * Queries whose matches stay under the plugin's match cap are judged (both sides scan
- * everything); one that reaches the cap is reported only — there the plugin stops rg
- * early, which would flatter it.
+ * Both sides always scan everything: past its match cap the plugin still reads rg to
+ * the end and keeps the best files (a search must give the same answer whatever order
+ * rg's threads finish in), so a query past the cap is a like-for-like scan too. Four
+ * queries are judged against the target; the fifth, far past the cap, is reported.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -41,7 +42,11 @@ const WARMUP_ROUNDS = 2;
 const ROUNDS = 14;
 const TARGET = 1.25;
 
-/** Goals an agent might send about this tree; `judged` ones stay under the match cap. */
+/**
+ * Goals an agent might send about this tree; `judged` ones are held to the target. Whether
+ * one is past the match cap depends on what node_modules holds (semver's passed it as
+ * dependencies grew), and no longer makes it unfair: see the module comment.
+ */
 const QUERIES = [
   { text: "retry with exponential backoff", judged: true },
   { text: "how are Unicode grapheme clusters segmented", judged: true },
@@ -115,7 +120,7 @@ export async function run(): Promise<BenchReport> {
       const { args, cwd } = describeSearch(OPTIONS, text);
       const ask = () =>
         provider.query({ goal: text, kinds: [], anchors: [], max_tokens: MAX_TOKENS, max_frames: MAX_FRAMES });
-      // Untimed: what rg finds (to know whether the cap applies) and warm page cache, JIT and tokenizer.
+      // Untimed: what rg finds (shown: past the cap the plugin drops files) and warm page cache, JIT and tokenizer.
       const found = await rawRg(rg, args, cwd, true);
       let result = await ask();
       for (let i = 0; i < WARMUP_ROUNDS; i++) {
@@ -172,11 +177,6 @@ export async function run(): Promise<BenchReport> {
       );
       if (judged) {
         verdicts.push(
-          checkVerdict(
-            `'${text}' stays under the match cap (a like-for-like full scan)`,
-            !capped,
-            `${found.matches} match lines`,
-          ),
           ratioVerdict(
             `'${text}': plugin end to end ≤ ${TARGET}× raw rg (shown as raw / plugin, need ≥ ${1 / TARGET})`,
             raw.meanMs / plugin.meanMs,
@@ -201,7 +201,7 @@ export async function run(): Promise<BenchReport> {
       "node CPU: this process's CPU time per query (user + system), rg's own excluded — the plugin's overhead in isolation.",
       `plugin: provider.query() with max_tokens ${MAX_TOKENS}, max_frames ${MAX_FRAMES}, including packing and exact token costs.`,
       `${ROUNDS} timed rounds per query after ${WARMUP_ROUNDS} warm-up rounds, sides alternating; ± is the 95% margin of the mean.`,
-      `"capped": rg finds more than maxMatches (${DEFAULTS.maxMatches}) lines, so the plugin stops it early; reported, not judged.`,
+      `"capped": rg finds more than maxMatches (${DEFAULTS.maxMatches}) lines; the plugin still reads them all and keeps the best files.`,
     ],
   };
 }

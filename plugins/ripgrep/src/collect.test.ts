@@ -129,10 +129,49 @@ describe("RgJsonCollector", () => {
             ((a.pathBytes ?? "") < (b.pathBytes ?? "") ? -1 : (a.pathBytes ?? "") > (b.pathBytes ?? "") ? 1 : 0),
         );
         expect(plain(collector.files)).toEqual(byPath);
+        // The readers the ranking uses agree with the records, and with the lines rg did not return.
+        for (const f of collector.files) {
+          for (const [number, record] of f.lines) {
+            expect(f.lines.text(number)).toBe(record.text);
+            expect(f.lines.hasText(number)).toBe(record.text !== undefined);
+            expect(f.lines.get(number)).toEqual(record);
+          }
+          expect(f.lines.get(0)).toBeUndefined();
+          expect(f.lines.hasText(0)).toBe(false);
+          expect(f.lines.text(f.lastLine + 1)).toBeUndefined();
+        }
         expect(collector.matches).toBe(expected.reduce((sum, f) => sum + f.matchLines.length, 0));
         expect(collector.binary).toBe(files.filter((f) => f.binary).length);
       }),
     );
+  });
+
+  it("holds the lines of the files it keeps only: what rg prints past the match cap costs no memory", () => {
+    // 2,000 files of 20 lines of 200 bytes, a cap of 100 match lines: five files are kept.
+    const collector = new RgJsonCollector({ maxLineBytes: 1000, maxMatches: 100 });
+    const text = `${"x".repeat(199)}\n`;
+    for (let i = 0; i < 2000; i++) {
+      const lines = Array.from({ length: 20 }, (_, n) => ({ number: n + 1, data: text, match: true }));
+      for (const line of messages({ path: `./f${i}.ts`, lines, binary: false })) collector.push(Buffer.from(line));
+    }
+    expect(collector.files).toHaveLength(5);
+    // rg printed ~8 MB of lines; the five files hold 5 × 20 × ~200 bytes, doubled at most by growth.
+    expect(collector.heldBytes).toBeLessThan(5 * 20 * 210 * 2);
+    expect(collector.heldBytes).toBeGreaterThanOrEqual(5 * 20 * 200);
+  });
+
+  it("leaves a line whose JSON string is invalid unread (it never ships) instead of throwing", () => {
+    const path = '{"text":"./a.ts"}';
+    const lines = [
+      `{"type":"begin","data":{"path":${path}}}`,
+      `{"type":"match","data":{"path":${path},"lines":{"text":"ok\\n"},"line_number":1,"absolute_offset":0,"submatches":[]}}`,
+      // \\x is no JSON escape: rg never writes it, but a bad line must not fail the search.
+      `{"type":"context","data":{"path":${path},"lines":{"text":"bad \\x\\n"},"line_number":2,"absolute_offset":3,"submatches":[]}}`,
+      `{"type":"end","data":{"path":${path},"binary_offset":null,"stats":{}}}`,
+    ];
+    const collector = collect(lines, 100);
+    expect(collector.files[0]?.lines.text(1)).toBe("ok\n");
+    expect(collector.files[0]?.lines.text(2)).toBeUndefined();
   });
 
   it("gives the same answer when messages are written differently or interleaved (the fallback path)", () => {

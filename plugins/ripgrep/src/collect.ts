@@ -14,17 +14,9 @@
  * `JSON.parse` of the whole message.
  */
 
-/** One line rg returned. */
-export interface LineRecord {
-  /** The exact line with its terminator; undefined when it is longer than the line limit. */
-  readonly text: string | undefined;
-  /** True when the line was not valid UTF-8 and `text` holds U+FFFD replacements. */
-  readonly lossy: boolean;
-  /** True for a match line, false for a context line. */
-  readonly match: boolean;
-  /** Where the line starts in the file, in bytes, as rg read it; -1 for a line without text (it never ships). */
-  readonly offset: number;
-}
+import { type FileLines, LineTable, plainLineBytes } from "./line-table.js";
+
+export type { FileLines, LineRecord } from "./line-table.js";
 
 /** What rg found in one file. */
 export interface FileMatches {
@@ -33,7 +25,7 @@ export interface FileMatches {
   /** The path's raw bytes when it is not valid UTF-8 (so it can be encoded exactly in a URI). */
   readonly pathBytes: Buffer | undefined;
   /** Every line rg returned, by line number. */
-  readonly lines: ReadonlyMap<number, LineRecord>;
+  readonly lines: FileLines;
   /** Match lines, ascending. */
   readonly matchLines: readonly number[];
   /** The highest line number rg returned (rg returns context up to the end of the file). */
@@ -90,7 +82,7 @@ interface Pending {
   key: Buffer;
   path: string;
   pathBytes: Buffer | undefined;
-  lines: Map<number, LineRecord>;
+  lines: LineTable;
   matchLines: number[];
   lastLine: number;
 }
@@ -101,14 +93,20 @@ const CONTEXT = Buffer.from('{"type":"context","data":{"path":');
 // A JSON string escapes every `"` inside it, so these never occur inside one: each marks structure.
 const LINES_TEXT = Buffer.from(',"lines":{"text":');
 const LINES_BYTES = Buffer.from(',"lines":{"bytes":');
+const END = Buffer.from('{"type":"end","data":{"path":');
+const BINARY_OFFSET = Buffer.from(',"binary_offset":');
+const NULL_VALUE = Buffer.from("null,");
 /** Ends a match or context line's text and starts its line number. */
 export const LINE_NUMBER = Buffer.from('},"line_number":');
 /** Follows the line number: the line's byte offset in the file. */
 const ABSOLUTE_OFFSET = Buffer.from(',"absolute_offset":');
 
-/** True if `line` holds `prefix` at `at`. A plain loop: for these short prefixes, cheaper than a native call. */
-function startsWith(line: Buffer, prefix: Buffer, at = 0): boolean {
-  if (line.length < at + prefix.length) return false;
+/**
+ * True if `line` holds `prefix` at `at`, ending by `end`. A plain loop: for these short
+ * prefixes, cheaper than a native call.
+ */
+function startsWith(line: Buffer, prefix: Buffer, at = 0, end = line.length): boolean {
+  if (end < at + prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (line[at + i] !== prefix[i]) return false;
   return true;
 }
@@ -119,24 +117,10 @@ function decodePath(data: Data | undefined): { text: string; bytes?: Buffer } {
   return { text: bytes.toString("utf8"), bytes };
 }
 
-/**
- * The text of the JSON string at `[start, end)` (quotes included) when its only escape
- * is the line terminator at its end (`\n` or `\r\n`) — most lines of code — without
- * `JSON.parse`; undefined otherwise.
- */
-function plainLine(line: Buffer, start: number, end: number): string | undefined {
-  const slash = line.indexOf(0x5c, start + 1);
-  if (slash === end - 3 && line[slash + 1] === 0x6e) return `${line.toString("utf8", start + 1, slash)}\n`;
-  if (slash === end - 5 && line[slash + 1] === 0x72 && line[slash + 2] === 0x5c && line[slash + 3] === 0x6e) {
-    return `${line.toString("utf8", start + 1, slash)}\r\n`;
-  }
-  return undefined;
-}
-
 /** The decimal number written at `at`, or 0 if there is none. */
-function readNumber(line: Buffer, at: number): number {
+function readNumber(line: Buffer, at: number, limit = line.length): number {
   let number = 0;
-  for (let i = at; i < line.length; i++) {
+  for (let i = at; i < limit; i++) {
     const digit = (line[i] as number) - 0x30;
     if (digit < 0 || digit > 9) break;
     number = number * 10 + digit;
@@ -145,10 +129,15 @@ function readNumber(line: Buffer, at: number): number {
 }
 
 /** The `absolute_offset` after the line number written at `at`, or -1 if it is not there. */
-function readOffset(line: Buffer, at: number): number {
+function readOffset(line: Buffer, at: number, limit = line.length): number {
   let end = at;
-  while (end < line.length && (line[end] as number) >= 0x30 && (line[end] as number) <= 0x39) end++;
-  return startsWith(line, ABSOLUTE_OFFSET, end) ? readNumber(line, end + ABSOLUTE_OFFSET.length) : -1;
+  while (end < limit && (line[end] as number) >= 0x30 && (line[end] as number) <= 0x39) end++;
+  return startsWith(line, ABSOLUTE_OFFSET, end, limit) ? readNumber(line, end + ABSOLUTE_OFFSET.length, limit) : -1;
+}
+
+/** `found` (an index of `marker`) if the marker ends by `end`, else -1: a search from inside a line may run past it. */
+function within(found: number, marker: Buffer, end: number): number {
+  return found !== -1 && found + marker.length <= end ? found : -1;
 }
 
 function stripDotSlash(bytes: Buffer): Buffer {
@@ -196,11 +185,30 @@ export class RgJsonCollector {
   /** {@link files}, sorted once until the next file is kept. */
   #sorted: FileMatches[] | undefined;
 
+  /**
+   * Bytes of line text held for the kept files and those still arriving: bounded by the
+   * match cap, not by how much rg prints (a dropped file's lines go with it).
+   */
+  get heldBytes(): number {
+    let held = 0;
+    for (const { file } of this.#kept) held += (file.lines as LineTable).heldBytes;
+    for (const file of this.#pending.values()) held += file.lines.heldBytes;
+    return held;
+  }
+
   /** Takes one line of rg's output (without its newline); always true (rg may go on). */
   push(line: Buffer): boolean {
-    const valueStart = this.#locate(line);
-    if (valueStart === -1) this.#message(line);
-    else this.#fastLine(line, valueStart);
+    return this.pushRange(line, 0, line.length);
+  }
+
+  /**
+   * Takes the line of rg's output at `chunk[start, end)` (without its newline), read in
+   * place: a view per line would be an object per line. Always true (rg may go on).
+   */
+  pushRange(chunk: Buffer, start: number, end: number): boolean {
+    const valueStart = this.#locate(chunk, start, end);
+    if (valueStart !== -1 ? this.#fastLine(chunk, end, valueStart) : this.#fastEnd(chunk, start, end)) return true;
+    this.#message(chunk.subarray(start, end));
     return true;
   }
 
@@ -230,7 +238,7 @@ export class RgJsonCollector {
    * line number, given to {@link pushLong}.
    */
   acceptsLong(head: Buffer): boolean {
-    const valueStart = this.#locate(head);
+    const valueStart = this.#locate(head, 0, head.length);
     // No whole marker does not mean the value is still open: its closing quote and all but
     // the last byte of the marker may already have arrived, so they are not counted as value.
     return (
@@ -242,11 +250,11 @@ export class RgJsonCollector {
 
   /** Records a line {@link acceptsLong} accepted: blocked, at `number`. Returns false once the cap is reached. */
   pushLong(head: Buffer, number: number): boolean {
-    if (this.#locate(head) === -1 || number < 1) this.malformed++;
+    if (this.#locate(head, 0, head.length) === -1 || number < 1) this.malformed++;
     else {
       // A `bytes` line is lossy however long, as when it is read whole.
-      const record = { text: undefined, lossy: this.#at.bytes, match: this.#at.match, offset: -1 };
-      this.#record(this.#at.file as Pending, number, record);
+      this.#record(this.#at.file as Pending, number, this.#at.match);
+      (this.#at.file as Pending).lines.addText(number, this.#at.match, this.#at.bytes, -1, undefined);
     }
     return !this.full;
   }
@@ -260,75 +268,83 @@ export class RgJsonCollector {
 
   /**
    * For a match or context message, where its line's JSON value starts (its file and
-   * kind left in {@link #at}); -1 for any other message or an unexpected shape.
+   * kind left in {@link #at}); -1 for any other message or an unexpected shape. The
+   * message is `line[start, end)`.
    */
-  #locate(line: Buffer): number {
+  #locate(line: Buffer, start: number, end: number): number {
     // Byte 9 tells the message types apart: {"type":"match"… / {"type":"context"….
-    const kind = line[9];
-    const match = kind === 0x6d && startsWith(line, MATCH);
-    if (!match && !(kind === 0x63 && startsWith(line, CONTEXT))) return -1;
-    const at = match ? MATCH.length : CONTEXT.length;
+    const kind = line[start + 9];
+    const match = kind === 0x6d && startsWith(line, MATCH, start, end);
+    if (!match && !(kind === 0x63 && startsWith(line, CONTEXT, start, end))) return -1;
+    const at = start + (match ? MATCH.length : CONTEXT.length);
     const current = this.#current;
     let file: Pending | undefined;
     let after: number;
-    if (current !== undefined && startsWith(line, current.key, at)) {
+    if (current !== undefined && startsWith(line, current.key, at, end)) {
       file = current;
       after = at + current.key.length;
     } else {
-      after = line.indexOf(LINES_TEXT, at);
-      if (after === -1) after = line.indexOf(LINES_BYTES, at);
+      after = within(line.indexOf(LINES_TEXT, at), LINES_TEXT, end);
+      if (after === -1) after = within(line.indexOf(LINES_BYTES, at), LINES_BYTES, end);
       if (after === -1) return -1;
       file = this.#pending.get(line.toString("latin1", at, after));
     }
     if (file === undefined) return -1;
     this.#at.file = file;
     this.#at.match = match;
-    if (startsWith(line, LINES_TEXT, after)) {
+    if (startsWith(line, LINES_TEXT, after, end)) {
       this.#at.bytes = false;
       return after + LINES_TEXT.length;
     }
-    if (startsWith(line, LINES_BYTES, after)) {
+    if (startsWith(line, LINES_BYTES, after, end)) {
       this.#at.bytes = true;
       return after + LINES_BYTES.length;
     }
     return -1;
   }
 
-  /** A match or context message, read from its bytes. */
-  #fastLine(line: Buffer, valueStart: number): void {
+  /**
+   * A match or context message ending at `end`, read from its bytes; false if it is not
+   * shaped as expected (nothing recorded: the caller reads it with `JSON.parse`).
+   */
+  #fastLine(line: Buffer, end: number, valueStart: number): boolean {
     const { file, match, bytes } = this.#at;
-    const valueEnd = line.indexOf(LINE_NUMBER, valueStart);
-    const number = valueEnd === -1 ? 0 : readNumber(line, valueEnd + LINE_NUMBER.length);
-    const offset = valueEnd === -1 ? -1 : readOffset(line, valueEnd + LINE_NUMBER.length);
-    if (number === 0 || offset === -1 || file === undefined) {
-      this.#message(line);
-      return;
-    }
+    const valueEnd = within(line.indexOf(LINE_NUMBER, valueStart), LINE_NUMBER, end);
+    const number = valueEnd === -1 ? 0 : readNumber(line, valueEnd + LINE_NUMBER.length, end);
+    const offset = valueEnd === -1 ? -1 : readOffset(line, valueEnd + LINE_NUMBER.length, end);
+    if (number === 0 || offset === -1 || file === undefined) return false;
     const { maxLineBytes } = this.#options;
     // The JSON of a text is at least as long as its UTF-8 (non-ASCII is written raw) and
     // at most six times as long (\u00XX escapes): often the length alone decides.
     const jsonLength = valueEnd - valueStart - 2;
-    let record: LineRecord;
+    this.#record(file, number, match);
     if (bytes) {
       const decoded = Buffer.from(line.toString("latin1", valueStart + 1, valueEnd - 1), "base64");
-      record =
-        decoded.length > maxLineBytes
-          ? { text: undefined, lossy: true, match, offset: -1 }
-          : { text: decoded.toString("utf8"), lossy: true, match, offset };
+      const text = decoded.length > maxLineBytes ? undefined : decoded.toString("utf8");
+      file.lines.addText(number, match, true, offset, text);
     } else if (jsonLength > 6 * maxLineBytes) {
-      record = { text: undefined, lossy: false, match, offset: -1 };
+      file.lines.addText(number, match, false, -1, undefined);
+    } else if (jsonLength <= maxLineBytes) {
+      // Kept as JSON and decoded only if read: most context lines never are (see line-table.ts).
+      file.lines.addJson(number, match, offset, line, valueStart, valueEnd);
     } else {
-      const text =
-        plainLine(line, valueStart, valueEnd) ?? (JSON.parse(line.toString("utf8", valueStart, valueEnd)) as string);
-      const long = jsonLength > maxLineBytes && Buffer.byteLength(text) > maxLineBytes;
-      record = long ? { text: undefined, lossy: false, match, offset: -1 } : { text, lossy: false, match, offset };
+      // Between the two bounds: the text's own length decides, read from the bytes when they are plain.
+      const plainBytes = plainLineBytes(line, valueStart, valueEnd);
+      if (plainBytes !== -1) {
+        if (plainBytes > maxLineBytes) file.lines.addText(number, match, false, -1, undefined);
+        else file.lines.addJson(number, match, offset, line, valueStart, valueEnd);
+      } else {
+        const text = JSON.parse(line.toString("utf8", valueStart, valueEnd)) as string;
+        const long = Buffer.byteLength(text) > maxLineBytes;
+        file.lines.addText(number, match, false, long ? -1 : offset, long ? undefined : text);
+      }
     }
-    this.#record(file, number, record);
+    return true;
   }
 
-  #record(file: Pending, number: number, record: LineRecord): void {
-    file.lines.set(number, record);
-    if (record.match) file.matchLines.push(number);
+  /** Counts a line into its file's match lines and last line (its text is recorded by the caller). */
+  #record(file: Pending, number: number, match: boolean): void {
+    if (match) file.matchLines.push(number);
     if (number > file.lastLine) file.lastLine = number;
   }
 
@@ -372,7 +388,7 @@ export class RgJsonCollector {
       key: rawKey !== undefined ? Buffer.from(rawKey) : Buffer.from(key),
       path,
       pathBytes: bytes !== undefined ? stripDotSlash(bytes) : undefined,
-      lines: new Map(),
+      lines: new LineTable(),
       matchLines: [],
       lastLine: 0,
     };
@@ -390,16 +406,10 @@ export class RgJsonCollector {
     const { maxLineBytes } = this.#options;
     const bytes = typeof raw?.text === "string" ? undefined : Buffer.from(raw?.bytes ?? "", "base64");
     const length = bytes === undefined ? Buffer.byteLength(raw?.text as string) : bytes.length;
-    const record: LineRecord =
-      length > maxLineBytes || offset === -1
-        ? { text: undefined, lossy: bytes !== undefined, match, offset: -1 }
-        : {
-            text: bytes === undefined ? (raw?.text as string) : bytes.toString("utf8"),
-            lossy: bytes !== undefined,
-            match,
-            offset,
-          };
-    this.#record(file, number, record);
+    const lossy = bytes !== undefined;
+    this.#record(file, number, match);
+    if (length > maxLineBytes || offset === -1) file.lines.addText(number, match, lossy, -1, undefined);
+    else file.lines.addText(number, match, lossy, offset, lossy ? bytes.toString("utf8") : (raw?.text as string));
   }
 
   /** A pending file by the re-serialised JSON of its path (which may differ from rg's bytes in escaping). */
@@ -415,10 +425,34 @@ export class RgJsonCollector {
   #end(key: string, data: Record<string, unknown>): void {
     const file = this.#findPending(key);
     if (file === undefined) return;
+    this.#finish(file, data.binary_offset !== null && data.binary_offset !== undefined);
+  }
+
+  /**
+   * The `end` message of the current file, read from its bytes when it is shaped as rg
+   * writes it (`{"type":"end","data":{"path":<key>,"binary_offset":null|<n>,…`): one per
+   * file, and parsing its statistics was most of the cost of a small file. False if not.
+   */
+  #fastEnd(line: Buffer, start: number, end: number): boolean {
+    const file = this.#current;
+    if (file === undefined || line[start + 9] !== 0x65 || !startsWith(line, END, start, end)) return false;
+    const at = start + END.length;
+    if (!startsWith(line, file.key, at, end) || !startsWith(line, BINARY_OFFSET, at + file.key.length, end)) {
+      return false;
+    }
+    const value = at + file.key.length + BINARY_OFFSET.length;
+    const binary = (line[value] as number) >= 0x30 && (line[value] as number) <= 0x39;
+    if (!binary && !startsWith(line, NULL_VALUE, value, end)) return false;
+    this.#finish(file, binary);
+    return true;
+  }
+
+  /** A file's last message has arrived: it is kept or dropped. */
+  #finish(file: Pending, binary: boolean): void {
     this.#pending.delete(file.key.toString("latin1"));
     if (this.#current === file) this.#current = undefined;
     // rg reports matches it printed before noticing a NUL byte: such a file is binary after all.
-    if (data.binary_offset !== null && data.binary_offset !== undefined) {
+    if (binary) {
       this.binary++;
       return;
     }

@@ -47,9 +47,10 @@ export class RgJsonStream {
       const newline = chunk.indexOf(0x0a, start);
       if (newline !== -1 && this.#pieces.length === 0 && this.#skipping === undefined) {
         // The common case, a whole line inside one chunk: straight to the collector.
-        const line = chunk.subarray(start, newline);
+        // Read in place: a view per line would be an object per line.
+        const lineStart = start;
         start = newline + 1;
-        if (line.length > 0 && !this.#collector.push(line)) return false;
+        if (newline > lineStart && !this.#collector.pushRange(chunk, lineStart, newline)) return false;
         continue;
       }
       const piece = chunk.subarray(start, newline === -1 ? chunk.length : newline);

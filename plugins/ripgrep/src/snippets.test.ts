@@ -2,8 +2,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fileUri, pathHits, pathScore } from "./snippets.js";
+import { parseAnchors } from "./anchors.js";
+import { RgJsonCollector } from "./collect.js";
+import { buildSnippets, fileUri, pathHits, pathScore } from "./snippets.js";
 import { queryTerms, termRegExp } from "./terms.js";
+
+const ROOT = join("/", "srv", "repo");
 
 describe("fileUri", () => {
   it("equals pathToFileURL for any path, escaping or not", () => {
@@ -47,5 +51,58 @@ describe("pathHits", () => {
   it("scores the weighted share of the hits", () => {
     expect(pathScore([1, 0.5, 0], [2, 2, 0])).toBeCloseTo(0.75, 12);
     expect(pathScore([1], [0])).toBe(0);
+  });
+});
+
+describe("buildSnippets", () => {
+  const WORDS = ["retry", "backoff", "Retry", "retryPolicy", "exponential", "delay", "x", "function retry() {", "ok"];
+  /** rg's messages for one file of random lines, match lines marked at random (buildSnippets must not care). */
+  const file = fc.record({
+    name: fc.constantFrom("src/retry.ts", "lib/backoff.js", "test/retry.test.ts", "docs/a.md", "data.json", "x.ts"),
+    lines: fc.array(
+      fc.record({ words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }), match: fc.boolean() }),
+      { minLength: 1, maxLength: 40 },
+    ),
+  });
+  const collected = (files: { name: string; lines: { words: string[]; match: boolean }[] }[]) => {
+    const collector = new RgJsonCollector({ maxLineBytes: 1000, maxMatches: 1e9 });
+    files.forEach((f, index) => {
+      const path = { text: `./${index}/${f.name}` };
+      const message = (value: unknown) => collector.push(Buffer.from(JSON.stringify(value)));
+      message({ type: "begin", data: { path } });
+      let offset = 0;
+      f.lines.forEach(({ words, match }, i) => {
+        const text = `${words.join(" ")}\n`;
+        const data = { path, lines: { text }, line_number: i + 1, absolute_offset: offset, submatches: [] };
+        message({ type: match ? "match" : "context", data });
+        offset += Buffer.byteLength(text);
+      });
+      message({ type: "end", data: { path, binary_offset: null, stats: {} } });
+    });
+    return collector.files;
+  };
+
+  it("returns the best maxCandidates of what it would rank with room for all, and counts the rest as omitted", () => {
+    // Files whose best possible window cannot reach the kept set are not scored: this is the proof it changes nothing.
+    fc.assert(
+      fc.property(
+        fc.array(file, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.constantFrom([], ["retryPolicy"], ["0/src/retry.ts", "1"]),
+        (specs, maxCandidates, perFileMaxSnippets, anchorList) => {
+          const files = collected(specs);
+          const terms = queryTerms("retry with exponential backoff");
+          const anchors = parseAnchors(anchorList, [ROOT]);
+          const options = { root: ROOT, contextLines: 2, maxSnippetLines: 8, perFileMaxSnippets, maxCandidates };
+          const all = buildSnippets(files, terms, anchors, { ...options, maxCandidates: 1e6 });
+          const some = buildSnippets(files, terms, anchors, options);
+          expect(some.candidates).toEqual(all.candidates.slice(0, maxCandidates));
+          expect(some.origins).toEqual(all.origins.slice(0, maxCandidates));
+          expect(some.omitted).toBe(all.omitted + Math.max(0, all.candidates.length - maxCandidates));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -167,7 +167,7 @@ function scoreWindow(
   let bestLine = window.matches[0] as number;
   let bestLineScore = -1;
   for (const number of window.matches) {
-    const text = file.lines.get(number)?.text ?? "";
+    const text = file.lines.text(number) ?? "";
     let lineScore = 0;
     weights.forEach((weight, i) => {
       const matcher = matchers[i] as RegExp;
@@ -203,7 +203,7 @@ function scoreWindow(
   let mention = 0;
   if (context.symbols !== undefined) {
     for (let line = window.start; line <= window.end && mention === 0; line++) {
-      if (context.symbols.test(file.lines.get(line)?.text ?? "")) mention = 1;
+      if (context.symbols.test(file.lines.text(line) ?? "")) mention = 1;
     }
   }
   const density = window.matches.length / (window.end - window.start + 1);
@@ -222,6 +222,69 @@ function scoreWindow(
     },
     bestLine,
   };
+}
+
+/**
+ * The highest relevance any window of a file can reach: every window feature at its
+ * most — a window's coverage is at most its file's (its terms are among the file's; or
+ * the smallest term's share when none is read), quality, density and definition at 1,
+ * mention 1 if anchors name symbols — and the file's own path, proximity and prior.
+ * {@link relevance} never falls as a feature rises (in floating point too: the same
+ * operations on larger operands), so no window of the file scores above this.
+ */
+export function bestPossible(
+  context: {
+    path: number;
+    pathMatch: number;
+    proximity: number;
+    symbols: RegExp | undefined;
+    fileCoverage: number;
+    prior: number;
+  },
+  minWeightShare: number,
+): number {
+  const coverage = Math.max(context.fileCoverage, minWeightShare);
+  return relevance({
+    coverage,
+    fileCoverage: coverage,
+    quality: 1,
+    density: 1,
+    path: context.path,
+    pathMatch: context.pathMatch,
+    proximity: context.proximity,
+    mention: context.symbols !== undefined ? 1 : 0,
+    definition: 1,
+    prior: context.prior,
+  });
+}
+
+/** The `size` highest values added so far; {@link lowest} is the smallest of them, or -Infinity until there are `size`. */
+class TopValues {
+  readonly #size: number;
+  /** Ascending. */
+  readonly #values: number[] = [];
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  get lowest(): number {
+    return this.#values.length < this.#size ? Number.NEGATIVE_INFINITY : (this.#values[0] as number);
+  }
+
+  add(value: number): void {
+    const values = this.#values;
+    if (values.length === this.#size && value <= (values[0] as number)) return;
+    let low = 0;
+    let high = values.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((values[middle] as number) < value) low = middle + 1;
+      else high = middle;
+    }
+    values.splice(low, 0, value);
+    if (values.length > this.#size) values.shift();
+  }
 }
 
 /** Best first by relevance, then by id — the packer's own order, so capping here never disagrees with it. */
@@ -255,7 +318,7 @@ function materialize(entry: Ranked, root: string): Candidate {
     uri,
     path: file.path,
     range: { start: window.start, end: window.end },
-    title: title(file.path, bestLine, file.lines.get(bestLine)?.text ?? ""),
+    title: title(file.path, bestLine, file.lines.text(bestLine) ?? ""),
     provenance,
   };
 }
@@ -295,14 +358,14 @@ export function buildSnippets(
     const df = pathDf[i] as number;
     return df === 0 ? 0 : term.weight * Math.log(1 + (files.length - df + 0.5) / (df + 0.5));
   });
-  for (const file of files) {
+  const minWeightShare = Math.min(...weights) / weightTotal;
+  const plans = files.map((file) => {
     const windows = mergeWindows(file.matchLines, {
       context: options.contextLines,
       maxLines: options.maxSnippetLines,
       lastLine: file.lastLine,
-      isBlocked: (line) => file.lines.get(line)?.text === undefined,
+      isBlocked: (line) => !file.lines.hasText(line),
     });
-    const source = { file };
     const present = stats.present(file);
     const context = {
       path: pathScore(hits.get(file) as number[], weights),
@@ -312,6 +375,21 @@ export function buildSnippets(
       fileCoverage: weights.reduce((sum, weight, i) => sum + (present[i] ? weight : 0), 0) / weightTotal,
       prior: filePrior(file.path, testsWanted, terms),
     };
+    // Every window feature at its most: what no window of this file can exceed (see bestPossible).
+    return { file, windows, context, bound: bestPossible(context, minWeightShare) };
+  });
+  // Files by their bound, best first: once a file's bound is below the best maxCandidates
+  // windows in hand, no window of it or of any file after it can be returned, and scoring
+  // them (the regexes over every match line) is skipped. Their windows still count as omitted.
+  plans.sort((a, b) => b.bound - a.bound);
+  const best = new TopValues(options.maxCandidates);
+  for (const { file, windows, context, bound } of plans) {
+    if (bound < best.lowest) {
+      // As if scored: over the per-file cap, or past maxCandidates (already full when a file is skipped).
+      omitted += windows.length;
+      continue;
+    }
+    const source = { file };
     const own: { features: SnippetFeatures; entry: Ranked }[] = [];
     for (const window of windows) {
       const { features, bestLine } = scoreWindow(window, file, weights, matchers, context);
@@ -321,7 +399,9 @@ export function buildSnippets(
     omitted += Math.max(0, own.length - options.perFileMaxSnippets);
     // Diminishing returns: a file's n-th best window is scored again with its rank in the file.
     own.slice(0, options.perFileMaxSnippets).forEach(({ features, entry }, index) => {
-      ranked.push(index === 0 ? entry : { ...entry, relevance: relevance({ ...features, repeat: index }) });
+      const kept = index === 0 ? entry : { ...entry, relevance: relevance({ ...features, repeat: index }) };
+      ranked.push(kept);
+      best.add(kept.relevance);
     });
   }
   ranked.sort(rank);

@@ -36,7 +36,7 @@ export class TermStats {
     if (known !== undefined) return known;
     const found = this.terms.map(() => false);
     for (const number of file.matchLines) {
-      const text = file.lines.get(number)?.text;
+      const text = file.lines.text(number);
       if (text === undefined) continue;
       this.matchers.forEach((matcher, i) => {
         if (found[i]) return;
