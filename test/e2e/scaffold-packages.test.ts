@@ -434,6 +434,7 @@ beforeAll(async () => {
     "templates/base/src/main.ts.hbs",
     "templates/base/_gitignore",
     "templates/blank/src/provider.ts.hbs",
+    "templates/search-index/common/src/adapters/hits.ts",
     "templates/search-index/lunr/src/adapters/lunr-index.ts",
     "templates/search-index/sqlite/src/adapters/sqlite-fts5.ts",
     "templates/search-index/http/src/adapters/http-search.ts",
