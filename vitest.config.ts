@@ -1,10 +1,21 @@
 import { defineConfig } from "vitest/config";
+import { sharedLayerSource } from "./test/support/template-layers.js";
 
 export default defineConfig({
   resolve: {
     // Workspace packages resolve to their TypeScript sources in tests (see the "source" export condition).
     conditions: ["source"],
   },
+  plugins: [
+    {
+      // Tests import template sources in place: an import a template's layer leaves to the
+      // shared layer below it (search-index adapters' ./hits.js) resolves as in a generated project.
+      name: "template-layers",
+      enforce: "pre",
+      resolveId: (source, importer) =>
+        importer === undefined ? null : (sharedLayerSource(source, importer.replace(/\?.*$/, "")) ?? null),
+    },
+  ],
   // Tests run in Vite's server environment, which resolves with ssr.resolve: without this,
   // a plugin's tests got ocp-provider's built dist/ and silently tested stale code.
   ssr: { resolve: { conditions: ["source"], externalConditions: ["source"] } },

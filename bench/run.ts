@@ -12,7 +12,12 @@
  * shared machine can move a ratio by a few percent.
  */
 import { readdirSync } from "node:fs";
+import { register } from "node:module";
 import { type BenchModule, type BenchReport, markdownTable, type Verdict, verdictLine } from "./harness.js";
+
+// Benchmarks import template sources in place (the search-index adapters): their layers
+// resolve composed, as in a generated project. Before any benchmark module loads.
+register("../test/support/template-layers-hooks.js", import.meta.url);
 
 const SUFFIX = ".bench.ts";
 const here = new URL(".", import.meta.url);

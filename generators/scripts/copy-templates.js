@@ -2,8 +2,34 @@
 // declares itself in the "ocp" field of its package.json under plugins/. The published
 // package carries a copy of both: generators/templates/ and generators/plugins.json
 // (gitignored), found at run time by src/create/template-dir.ts and reference-plugins.ts.
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+//
+// A copy that already matches is left alone: two packs of the workspaces can run at once
+// (the packaging test's and `npm run create`'s in create-cli.test.ts, should test files run
+// in parallel), and a pack reading generators/templates while another prepack deletes and
+// rewrites it would ship a partial copy.
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+
+/** Whether the trees at `a` and `b` hold the same files with the same bytes. */
+function sameTree(a, b) {
+  if (!existsSync(b)) return false;
+  const files = (root) =>
+    readdirSync(root, { recursive: true, encoding: "utf8" })
+      .filter((path) => statSync(join(root, path)).isFile())
+      .sort();
+  const mine = files(a);
+  const theirs = files(b);
+  return (
+    mine.length === theirs.length &&
+    mine.every((path, i) => path === theirs[i] && readFileSync(join(a, path)).equals(readFileSync(join(b, path))))
+  );
+}
+
+/** Writes `text` to `url` unless the file holds it already. */
+function writeIfChanged(url, text) {
+  if (!existsSync(url) || readFileSync(url, "utf8") !== text) writeFileSync(url, text);
+}
 
 const source = fileURLToPath(new URL("../../templates/", import.meta.url));
 const target = fileURLToPath(new URL("../templates/", import.meta.url));
@@ -11,8 +37,10 @@ if (!existsSync(source)) {
   console.error(`copy-templates: no templates at ${source}`);
   process.exit(1);
 }
-rmSync(target, { recursive: true, force: true });
-cpSync(source, target, { recursive: true });
+if (!sameTree(source, target)) {
+  rmSync(target, { recursive: true, force: true });
+  cpSync(source, target, { recursive: true });
+}
 
 const plugins = new URL("../../plugins/", import.meta.url);
 const declared = [];
@@ -28,4 +56,4 @@ if (declared.length === 0) {
   );
   process.exit(1);
 }
-writeFileSync(new URL("../plugins.json", import.meta.url), `${JSON.stringify(declared, null, 2)}\n`);
+writeIfChanged(new URL("../plugins.json", import.meta.url), `${JSON.stringify(declared, null, 2)}\n`);

@@ -13,12 +13,17 @@
  * which is then tested again. (The repository README's own commands, its CI one-liner in a
  * created project among them, run in readme-commands.test.ts.)
  *
- * Slow by nature (npm installs; better-sqlite3 compiles for three templates), so nothing
+ * Slow by nature (npm installs; three templates need better-sqlite3), so nothing
  * runs twice that would do the same thing twice: one install per distinct dependency set,
  * copied to the other transport's project; `npm run query` and `npm run bench`, which load
  * src/provider.ts in-process whatever the transport, run in the stdio project of a template
  * and are checked to have the same command and inputs in the http one; the user's npm
- * cache with --prefer-offline; and at most two jobs at once on two cores.
+ * cache with --prefer-offline; and at most two jobs at once on two cores. better-sqlite3
+ * is not compiled again here: its installs get the build this repository's own install
+ * compiled from source (the compile itself is proven by readme-commands.test.ts, whose
+ * `npm ci` of a fresh copy runs it), as prebuilt binaries; their install scripts still
+ * run and the projects' tests load it. Only a repository without that build compiles it
+ * here, once, for the installs after it.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
 import {
@@ -32,6 +37,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -84,12 +90,33 @@ let packDir = "";
 /** The project whose README's "Grow it" commands run (the others' are checked to be the same). */
 const GROWS = "blank-stdio";
 
-afterAll(() => {
-  process.stderr.write(
-    `scaffold-packages: ${CASES.length} projects in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
-  );
-  if (process.env.OCP_KEEP_SCAFFOLD === undefined) rmSync(tmp, { recursive: true, force: true });
+const keep = process.env.OCP_KEEP_SCAFFOLD !== undefined;
+/** The node_modules deletions started as projects finish (see {@link removeWhenDone}). */
+const removals: Promise<void>[] = [];
+
+afterAll(async () => {
+  const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
+  process.stderr.write(`scaffold-packages: ${CASES.length} projects in ${seconds(started)}\n`);
+  const removing = Date.now();
+  await Promise.all(removals);
+  if (!keep) rmSync(tmp, { recursive: true, force: true });
+  process.stderr.write(`scaffold-packages: the rest removed in ${seconds(removing)}\n`);
 }, 10 * MINUTES); // 14 projects' node_modules take a while to delete on a loaded machine
+
+/**
+ * Deletes a project's node_modules (and, once, the packed CLI's) as soon as it is done with
+ * them, while other projects still run: deleting 160 000 files waits on the disk, not the
+ * CPU, and at the end it was a tail of two minutes on a loaded machine. Not before every
+ * project has its own node_modules, though, as the later ones copy the first's.
+ */
+function removeWhenDone(name: string, run: Promise<unknown>, allInstalled: Promise<unknown>): void {
+  if (keep) return;
+  const gone = (path: string) => rm(path, { recursive: true, force: true });
+  removals.push(
+    Promise.all([run.catch(() => {}), allInstalled]).then(() => gone(join(tmp, "projects", name, "node_modules"))),
+  );
+  if (removals.length === 1) removals.push(allInstalled.then(() => gone(join(tmp, "cli"))));
+}
 
 /** Runs a command; resolves with its exit code and interleaved output (never rejects). */
 function sh(command: string, args: string[], options: SpawnOptions & { cwd: string }): Promise<Done> {
@@ -164,8 +191,13 @@ const npmInstall = (cwd: string, prebuilds?: string) =>
     env: prebuilds === undefined ? cleanEnv() : { ...cleanEnv(), [SQLITE_PREBUILDS_ENV]: prebuilds },
   });
 
-/** Where better-sqlite3's first build goes for the installs after it (see test/support/sqlite-prebuild.ts). */
+/**
+ * Where the installs find better-sqlite3 prebuilt (see test/support/sqlite-prebuild.ts): the
+ * repository's own build, or else the first install's; `undefined` until one is known.
+ */
 let sqlitePrebuilds: Promise<string | undefined> | undefined;
+/** How the installs after the first get better-sqlite3, for the step's name. */
+let prebuiltFrom = "the first build";
 
 /** Whether a manifest's dependencies (ours followed into their workspaces) include better-sqlite3. */
 function needsSqlite(names: string[]): boolean {
@@ -186,7 +218,8 @@ interface Outcome {
   dir: string;
 }
 
-async function scaffoldAndTest(c: Case): Promise<Outcome> {
+/** Creates, installs and tests the project of `c`; calls `installed` once it has its node_modules or has failed before. */
+async function scaffoldAndTest(c: Case, installed: () => void): Promise<Outcome> {
   const dir = join(tmp, "projects", nameOf(c));
   const steps: Outcome["steps"] = [];
   const step = async (name: string, done: Promise<Done>) => {
@@ -195,6 +228,25 @@ async function scaffoldAndTest(c: Case): Promise<Outcome> {
     if (result.code !== 0) throw Object.assign(new Error(`${name} failed`), { outcome: { steps, dir } });
     return result;
   };
+  try {
+    await createAndInstall(c, dir, step);
+  } finally {
+    installed();
+  }
+  await step(
+    "npm test",
+    slot(() => sh("npm", ["test"], { cwd: dir })),
+  );
+  await slot(() => readmeCommands(c, dir, step));
+  return { steps, dir };
+}
+
+/** Scaffolds the project of `c` into `dir` and gives it its node_modules: installed, or copied from a twin's. */
+async function createAndInstall(
+  c: Case,
+  dir: string,
+  step: (name: string, done: Promise<Done>) => Promise<Done>,
+): Promise<void> {
   // As `npm run create` in a clone does: ours from the packed tarballs, copied into the project.
   const flags = ["--template", c.template, "--transport", c.transport, "--no-install", "--local-packages", packDir];
   if (c.index !== undefined) flags.push("--index", c.index);
@@ -220,7 +272,7 @@ async function scaffoldAndTest(c: Case): Promise<Outcome> {
         first.done.code === 0 ? packSqlitePrebuild(join(first.dir, "node_modules"), join(tmp, "prebuilds")) : undefined,
       );
     } else {
-      name = "npm install (better-sqlite3 from the first build)";
+      name = `npm install (better-sqlite3 from ${prebuiltFrom})`;
       const prebuilds = sqlitePrebuilds;
       install = prebuilds.then((folder) => slot(async () => ({ dir, done: await npmInstall(dir, folder) })));
     }
@@ -235,17 +287,11 @@ async function scaffoldAndTest(c: Case): Promise<Outcome> {
     const started = Date.now();
     cpSync(join(first.dir, "node_modules"), join(dir, "node_modules"), { recursive: true, verbatimSymlinks: true });
     cpSync(join(first.dir, "package-lock.json"), join(dir, "package-lock.json"));
-    steps.push({
-      step: `copy node_modules of ${first.dir}`,
-      done: { code: 0, output: "", stdout: "", ms: Date.now() - started },
-    });
+    await step(
+      `copy node_modules of ${first.dir}`,
+      Promise.resolve({ code: 0, output: "", stdout: "", ms: Date.now() - started }),
+    );
   }
-  await step(
-    "npm test",
-    slot(() => sh("npm", ["test"], { cwd: dir })),
-  );
-  await slot(() => readmeCommands(c, dir, step));
-  return { steps, dir };
 }
 
 /** What the README's inspect report must say: conformant, and no check that needs frames skipped. */
@@ -434,6 +480,7 @@ beforeAll(async () => {
     "templates/base/src/main.ts.hbs",
     "templates/base/_gitignore",
     "templates/blank/src/provider.ts.hbs",
+    "templates/search-index/common/src/adapters/hits.ts",
     "templates/search-index/lunr/src/adapters/lunr-index.ts",
     "templates/search-index/sqlite/src/adapters/sqlite-fts5.ts",
     "templates/search-index/http/src/adapters/http-search.ts",
@@ -458,7 +505,25 @@ beforeAll(async () => {
   const installed = await npmInstall(cli);
   if (installed.code !== 0) throw new Error(`installing the packed create-ocp-provider failed:\n${installed.output}`);
   createBin = join(cli, "node_modules/create-ocp-provider/bin/create-ocp-provider.js");
-  for (const c of CASES) runs.set(nameOf(c), scaffoldAndTest(c));
+  // The repository's better-sqlite3, compiled by its install, is the version the templates pin
+  // (else prebuild-install finds no matching asset and the install compiles it, as it should).
+  const repoBuild = packSqlitePrebuild(join(REPO, "node_modules"), join(tmp, "prebuilds"));
+  if (repoBuild !== undefined) {
+    sqlitePrebuilds = Promise.resolve(repoBuild);
+    prebuiltFrom = "this repository's build";
+  }
+  const withModules: Promise<void>[] = [];
+  for (const c of CASES) {
+    let done = () => {};
+    withModules.push(
+      new Promise<void>((resolve) => {
+        done = resolve;
+      }),
+    );
+    runs.set(nameOf(c), scaffoldAndTest(c, done));
+  }
+  const allInstalled = Promise.all(withModules);
+  for (const [name, run] of runs) removeWhenDone(name, run, allInstalled);
   // Nothing is awaited here: the cases run concurrently (bounded), and each test awaits its own.
   for (const run of runs.values()) run.catch(() => {});
 }, 10 * MINUTES);

@@ -1,23 +1,23 @@
 /**
  * What the three search-index adapters do alike with an engine's hits (their shared
- * `hits.ts`), on real indexes — an FTS5 file, mkdocs' search_index.json, a loopback
- * endpoint — of a few pages written here:
+ * `hits.ts`, one file in the templates' layer search-index/common), on real indexes —
+ * an FTS5 file, mkdocs' search_index.json, a loopback endpoint — of a few pages written here:
  *
  * - a long hit ships its passage holding the goal's words, not its first lines cut to
  *   fill the budget alone, so the next hit ships too;
  * - a hit holding one word of a two-word goal is not offered ("what cats like to eat"
  *   is not about `git cat-file`), one holding both is.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { defineProvider, type Plugin } from "ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CorpusDoc, startEndpoint, writeFts5, writeMkdocsIndex } from "../../bench/search-index-corpora.js";
+import { bestPassage, passages, wordsNeeded } from "../../templates/search-index/common/src/adapters/hits.js";
 import { httpSearch } from "../../templates/search-index/http/src/adapters/http-search.js";
 import { lunrIndex } from "../../templates/search-index/lunr/src/adapters/lunr-index.js";
-import { bestPassage, passages, wordsNeeded } from "../../templates/search-index/sqlite/src/adapters/hits.js";
 import { sqliteFts5 } from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
 import { assertReferenceValid } from "../support/reference-schema.js";
 
@@ -105,13 +105,6 @@ describe.each(["lunr", "sqlite", "http"])("the %s adapter", (adapter) => {
 });
 
 describe("hits.ts", () => {
-  it("is the same file in the three adapter templates", () => {
-    const read = (index: string) =>
-      readFileSync(new URL(`../../templates/search-index/${index}/src/adapters/hits.ts`, import.meta.url), "utf8");
-    expect(read("lunr")).toBe(read("sqlite"));
-    expect(read("http")).toBe(read("sqlite"));
-  });
-
   it("asks two words of any goal of two or more, 40% of a long one, none when the floor is off", () => {
     expect([1, 2, 3, 4, 5, 6, 10].map((words) => Math.ceil(wordsNeeded(words, 0.4)))).toEqual([1, 2, 2, 2, 2, 3, 4]);
     expect(wordsNeeded(5, 0)).toBe(0);

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { detectPackageManager, invalidPackageName, packageNameFrom } from "./create-project.js";
+import { createProject, detectPackageManager, invalidPackageName, packageNameFrom } from "./create-project.js";
 import { generateFiles } from "./generate.js";
+import { templatesDir } from "./template-dir.js";
 import {
   INDEX_KINDS,
   packageJsonOf,
@@ -67,6 +68,29 @@ describe("generateFiles", () => {
       generateFiles({ templatesDir: templates, layers: ["base"], destination, force: false, data: { name: "x" } }),
     ).rejects.toMatchObject({ code: "OCP_ERR_CREATE_GENERATE_FAILED", message: /already exists/ });
     expect(readFileSync(join(destination, "src/provider.ts"), "utf8")).toBe("mine");
+  });
+});
+
+describe("the search-index template", () => {
+  const shared = "search-index/common/src/adapters/hits.ts";
+
+  it.each(INDEX_KINDS)("%s: writes the adapters' shared hits.ts once, from the common layer", async (index) => {
+    expect(templateSpec("search-index").layers(index)).toEqual([
+      "base",
+      "search-index/common",
+      `search-index/${index}`,
+    ]);
+    // One file in the templates, not a copy per index.
+    expect(existsSync(join(templatesDir(), `search-index/${index}/src/adapters/hits.ts`))).toBe(false);
+    const directory = join(tmp, `search-index-${index}`);
+    const { files } = await createProject({ directory, template: "search-index", index, install: false });
+    expect(files.filter((file) => file.endsWith("hits.ts"))).toEqual(["src/adapters/hits.ts"]);
+    expect(readFileSync(join(directory, "src/adapters/hits.ts"), "utf8")).toBe(
+      readFileSync(join(templatesDir(), shared), "utf8"),
+    );
+    // The adapter it sits beside imports it from there.
+    const adapter = files.find((file) => /^src\/adapters\/(?!hits\.ts$)/.test(file)) as string;
+    expect(readFileSync(join(directory, adapter), "utf8")).toMatch(/from "\.\/hits\.js";/);
   });
 });
 

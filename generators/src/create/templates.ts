@@ -92,7 +92,8 @@ const OWN_TEMPLATES: Readonly<Record<string, TemplateSpec>> = {
   },
   "search-index": {
     hint: "wrap an existing index: SQLite FTS5, a lunr/mkdocs search_index.json, or an HTTP search endpoint",
-    layers: (index) => ["base", `search-index/${index}`],
+    // search-index/common: what every adapter shares (hits.ts), once, under the index's own layer.
+    layers: (index) => ["base", "search-index/common", `search-index/${index}`],
     dependencies: (index): Record<string, string> =>
       index === "lunr"
         ? { lunr: PINNED.lunr }

@@ -3,8 +3,8 @@
  * words a hit must hold, and which part of a long hit ships — what a search engine's
  * highlighter does. A hit longer than the budget is cut by the packer to its first lines,
  * which need not be where the goal's words are, and fills the budget alone; its best
- * passage leaves room for the next hits. Each adapter template carries a copy of this
- * file (the same in all three): edit it freely.
+ * passage leaves room for the next hits. Every search-index template (SQLite FTS5, lunr,
+ * HTTP) writes this same file, whichever index it wraps: edit it freely.
  */
 
 /** A line range [from, to) of a text's lines. */
