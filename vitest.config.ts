@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { sharedLayerSource } from "./test/support/template-layers.js";
+import { sharedLayerSource } from "./test/test-support/template-layers.js";
 
 export default defineConfig({
   resolve: {

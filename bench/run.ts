@@ -17,7 +17,7 @@ import { type BenchModule, type BenchReport, markdownTable, type Verdict, verdic
 
 // Benchmarks import template sources in place (the search-index adapters): their layers
 // resolve composed, as in a generated project. Before any benchmark module loads.
-register("../test/support/template-layers-hooks.js", import.meta.url);
+register("../test/test-support/template-layers-hooks.js", import.meta.url);
 
 const SUFFIX = ".bench.ts";
 const here = new URL(".", import.meta.url);

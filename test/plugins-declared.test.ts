@@ -16,7 +16,7 @@ import {
   templateSpec,
 } from "create-ocp-provider";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO } from "./support/child.js";
+import { REPO } from "./test-support/child.js";
 
 const read = (path: string) => readFileSync(join(REPO, path), "utf8");
 const folders = readdirSync(join(REPO, "plugins"), { withFileTypes: true })

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { REFERENCE_DIR } from "./support/reference-schema.js";
+import { REFERENCE_DIR } from "./test-support/reference-schema.js";
 
 const SPEC_DIR = new URL("../../shared/reference/ocp-1.0-draft/", import.meta.url);
 const FILES = ["full-stdio-session.ndjson", "ocp-envelope.schema.json", "reference-messages.json"];

@@ -45,4 +45,4 @@ export function misbehaving(mode: string, ...extra: string[]): StdioTarget {
   };
 }
 
-export { type Listening, startListening } from "../support/listening.js";
+export { type Listening, startListening } from "../test-support/listening.js";

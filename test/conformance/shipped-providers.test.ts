@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { openFactStore } from "ocp-plugin-facts";
 import { type CheckResult, type ConformanceTarget, runConformance } from "ocp-provider/conformance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OCP_BIN } from "../support/child.js";
+import { OCP_BIN } from "../test-support/child.js";
 
 const RIPGREP_BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
 const SYMBOLS_BIN = fileURLToPath(new URL("../../plugins/symbols/bin/ocp-symbols.js", import.meta.url));

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, trackChildren } from "../support/child.js";
-import { handshake, nextEnvelope } from "../support/envelopes.js";
+import { exitWithin, OCP_BIN, REPO, trackChildren } from "../test-support/child.js";
+import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const exec = promisify(execFile);
 const tmp = mkdtempSync(join(tmpdir(), "ocp-options-"));

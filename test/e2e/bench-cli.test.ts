@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { createTokenCounter } from "ocp-provider";
 import { afterAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO } from "../support/child.js";
+import { OCP_BIN, REPO } from "../test-support/child.js";
 
 const exec = promisify(execFile);
 const tmp = mkdtempSync(join(tmpdir(), "ocp-bench-"));

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, spawnNode } from "../support/child.js";
-import { listeningUrl } from "../support/listening.js";
-import { assertReferenceValid } from "../support/reference-schema.js";
+import { exitWithin, OCP_BIN, REPO, spawnNode } from "../test-support/child.js";
+import { listeningUrl } from "../test-support/listening.js";
+import { assertReferenceValid } from "../test-support/reference-schema.js";
 
 const run = promisify(execFile);
 
@@ -61,7 +61,7 @@ describe("ocp query", () => {
     const missing = await ocp(["serve", "nowhere.ts"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no such module: nowhere\.ts/);
-    const notProvider = await ocp(["query", "test/support/child.ts", "x"]);
+    const notProvider = await ocp(["query", "test/test-support/child.ts", "x"]);
     expect(notProvider.code).toBe(1);
     expect(notProvider.stderr).toMatch(/has no provider/);
   });

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpSearch, isLoopback, pick } from "../../templates/search-index/http/src/adapters/http-search.js";
 import { htmlToText, lunrIndex } from "../../templates/search-index/lunr/src/adapters/lunr-index.js";
 import { ftsQuery, goalWords, sqliteFts5 } from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
-import { assertReferenceValid } from "../support/reference-schema.js";
+import { assertReferenceValid } from "../test-support/reference-schema.js";
 
 const PAGES = [
   { location: "", title: "Home", text: "Welcome to the Acme handbook. Everything about deploys and on-call." },

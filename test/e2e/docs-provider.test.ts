@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { sliceLines } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Child, OCP_BIN, trackChildren } from "../support/child.js";
-import { handshake, nextEnvelope, postEnvelope } from "../support/envelopes.js";
-import { listeningUrl } from "../support/listening.js";
-import * as check from "../support/provider-checks.js";
+import { type Child, OCP_BIN, trackChildren } from "../test-support/child.js";
+import { handshake, nextEnvelope, postEnvelope } from "../test-support/envelopes.js";
+import { listeningUrl } from "../test-support/listening.js";
+import * as check from "../test-support/provider-checks.js";
 
 const EXAMPLE = "examples/docs-provider.ts";
 const children = trackChildren();

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { EvalReport } from "ocp-provider/eval";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO } from "../support/child.js";
-import { type GitFixture, makeGitFixture } from "../support/git-fixture.js";
+import { OCP_BIN, REPO } from "../test-support/child.js";
+import { type GitFixture, makeGitFixture } from "../test-support/git-fixture.js";
 
 const run = promisify(execFile);
 const RIPGREP = ["node", "plugins/ripgrep/bin/ocp-ripgrep.js", "--root", "{root}"];

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO, spawnNode } from "../support/child.js";
-import { postEnvelope } from "../support/envelopes.js";
-import { listeningUrl } from "../support/listening.js";
+import { REPO, spawnNode } from "../test-support/child.js";
+import { postEnvelope } from "../test-support/envelopes.js";
+import { listeningUrl } from "../test-support/listening.js";
 
 const FACTS_BIN = join(REPO, "plugins/facts/bin/ocp-facts.js");
 const dir = mkdtempSync(join(tmpdir(), "ocp-facts-cli-"));

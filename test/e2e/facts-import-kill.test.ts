@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { type FactStore, type OpenFactStoreOptions, openFactStore } from "ocp-plugin-facts";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Child, REPO, spawnNode } from "../support/child.js";
+import { type Child, REPO, spawnNode } from "../test-support/child.js";
 
 const FACTS_BIN = join(REPO, "plugins/facts/bin/ocp-facts.js");
 const RECORDS = 200_000;

@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { type FactStore, openFactStore, parseRecord, toRecord } from "ocp-plugin-facts";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Child, exitWithin, REPO, trackChildren } from "../support/child.js";
-import { handshake, nextEnvelope, postEnvelope } from "../support/envelopes.js";
-import { listeningUrl } from "../support/listening.js";
-import * as check from "../support/provider-checks.js";
+import { type Child, exitWithin, REPO, trackChildren } from "../test-support/child.js";
+import { handshake, nextEnvelope, postEnvelope } from "../test-support/envelopes.js";
+import { listeningUrl } from "../test-support/listening.js";
+import * as check from "../test-support/provider-checks.js";
 
 const FACTS_BIN = join(REPO, "plugins/facts/bin/ocp-facts.js");
 const dir = mkdtempSync(join(tmpdir(), "ocp-facts-e2e-"));

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { exitWithin, trackChildren } from "../support/child.js";
-import { handshake, nextEnvelope } from "../support/envelopes.js";
+import { exitWithin, trackChildren } from "../test-support/child.js";
+import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
 const children = trackChildren();

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { REPO } from "../support/child.js";
+import { REPO } from "../test-support/child.js";
 
 const exec = promisify(execFile);
 

@@ -4,7 +4,7 @@
  * process alive until the timeout would have fired.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { trackChildren } from "../support/child.js";
+import { trackChildren } from "../test-support/child.js";
 
 const children = trackChildren();
 afterEach(() => children.killAll());

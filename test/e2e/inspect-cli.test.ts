@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { assertFixtureBuilt, MISBEHAVING, startListening } from "../conformance/fixture.js";
-import { OCP_BIN, REPO, spawnNode } from "../support/child.js";
-import { handshake, nextEnvelope } from "../support/envelopes.js";
+import { OCP_BIN, REPO, spawnNode } from "../test-support/child.js";
+import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const INSPECT_BIN = fileURLToPath(new URL("../../framework/bin/ocp-inspect.js", import.meta.url));
 const run = promisify(execFile);

@@ -12,9 +12,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ContextQueryResultSchema } from "ocp-provider/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Child, OCP_BIN, REPO, spawnNode } from "../support/child.js";
-import { listeningUrl } from "../support/listening.js";
-import { referenceCount } from "../support/mcp.js";
+import { type Child, OCP_BIN, REPO, spawnNode } from "../test-support/child.js";
+import { listeningUrl } from "../test-support/listening.js";
+import { referenceCount } from "../test-support/mcp.js";
 
 const BRIDGE = [OCP_BIN, "mcp", "examples/docs-provider.ts"];
 

@@ -13,8 +13,8 @@ import { ContextQueryResultSchema } from "ocp-provider/wire";
 import { afterAll, describe, expect, it } from "vitest";
 import { createFixtureTree } from "../../plugins/ripgrep/src/test-support/fixture-tree.js";
 import { fixtureTree } from "../../plugins/symbols/src/test-support/fixture-tree.js";
-import { REPO } from "../support/child.js";
-import { callTool, connectStdio, linksOf, referenceCount, textOf } from "../support/mcp.js";
+import { REPO } from "../test-support/child.js";
+import { callTool, connectStdio, linksOf, referenceCount, textOf } from "../test-support/mcp.js";
 
 const bin = (plugin: string, name: string) => join(REPO, "plugins", plugin, "bin", `${name}.js`);
 const cleanups: (() => void)[] = [];

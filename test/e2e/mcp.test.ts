@@ -10,8 +10,8 @@ import { request } from "node:http";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ContextQueryResultSchema } from "ocp-provider/wire";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Child, exitWithin, OCP_BIN, spawnNode, trackChildren } from "../support/child.js";
-import { listeningUrl } from "../support/listening.js";
+import { type Child, exitWithin, OCP_BIN, spawnNode, trackChildren } from "../test-support/child.js";
+import { listeningUrl } from "../test-support/listening.js";
 import {
   callTool,
   connectHttp,
@@ -20,7 +20,7 @@ import {
   type McpSession,
   referenceCount,
   textOf,
-} from "../support/mcp.js";
+} from "../test-support/mcp.js";
 
 const DOCS = ["mcp", "examples/docs-provider.ts"];
 const children = trackChildren();

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO } from "../support/child.js";
+import { OCP_BIN, REPO } from "../test-support/child.js";
 
 const exec = promisify(execFile);
 const ESC = "\u001b[";

@@ -14,7 +14,7 @@
  * compiling better-sqlite3; npm's cache is warm, as a returning user's is, and
  * `npm_config_prefer_offline` (the environment, not the command) keeps npm from
  * revalidating metadata it already has. The created project's install gets the
- * better-sqlite3 that `npm ci` compiled (test/support/sqlite-prebuild.ts), through the
+ * better-sqlite3 that `npm ci` compiled (test/test-support/sqlite-prebuild.ts), through the
  * environment too: the compile from source is proven once, by `npm ci`.
  *
  * Long-running commands are started, asked for real (a handshake and a query over the
@@ -33,11 +33,19 @@ import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO } from "../support/child.js";
-import { callTool, connectHttp, textOf } from "../support/mcp.js";
-import { assertReferenceValid } from "../support/reference-schema.js";
-import { cleanEnv, type Done, missedOnlyExitTiming, type Serving, serving, shBlocks, typed } from "../support/shell.js";
-import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../support/sqlite-prebuild.js";
+import { REPO } from "../test-support/child.js";
+import { callTool, connectHttp, textOf } from "../test-support/mcp.js";
+import { assertReferenceValid } from "../test-support/reference-schema.js";
+import {
+  cleanEnv,
+  type Done,
+  missedOnlyExitTiming,
+  type Serving,
+  serving,
+  shBlocks,
+  typed,
+} from "../test-support/shell.js";
+import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../test-support/sqlite-prebuild.js";
 
 const MINUTES = 60_000;
 const README = readFileSync(join(REPO, "README.md"), "utf8");
@@ -215,7 +223,7 @@ async function mcpOverStdio(command: string, goal: string): Promise<void> {
 /** How a command is run and checked, when "exits 0 in the copy's root" is not all. */
 const PLAN: Record<string, (command: string) => Promise<unknown>> = {
   // It compiles better-sqlite3, as every fresh install here does; the project installs after
-  // it get that build (test/support/sqlite-prebuild.ts) instead of compiling it again.
+  // it get that build (test/test-support/sqlite-prebuild.ts) instead of compiling it again.
   "npm ci": async (command) => {
     await runs(command, copy, () => undefined, 15 * MINUTES);
     const prebuilds = packSqlitePrebuild(join(copy, "node_modules"), `${copy}-prebuilds`);

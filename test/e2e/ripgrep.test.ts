@@ -16,10 +16,10 @@ import {
   linkFollowingRg,
   verifyAgainstDisk,
 } from "../../plugins/ripgrep/src/test-support/fixture-tree.js";
-import { type Child, exitWithin, trackChildren } from "../support/child.js";
-import { handshake, nextEnvelope, postEnvelope } from "../support/envelopes.js";
-import { listeningUrl } from "../support/listening.js";
-import * as check from "../support/provider-checks.js";
+import { type Child, exitWithin, trackChildren } from "../test-support/child.js";
+import { handshake, nextEnvelope, postEnvelope } from "../test-support/envelopes.js";
+import { listeningUrl } from "../test-support/listening.js";
+import * as check from "../test-support/provider-checks.js";
 
 const BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
 const tree = createFixtureTree();

@@ -43,8 +43,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { referencePlugins } from "create-ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanEnv, type Done, missedOnlyExitTiming, serving, shBlock, typed } from "../support/shell.js";
-import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../support/sqlite-prebuild.js";
+import { cleanEnv, type Done, missedOnlyExitTiming, serving, shBlock, typed } from "../test-support/shell.js";
+import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../test-support/sqlite-prebuild.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** Workspaces we publish, by package name. */
@@ -192,7 +192,7 @@ const npmInstall = (cwd: string, prebuilds?: string) =>
   });
 
 /**
- * Where the installs find better-sqlite3 prebuilt (see test/support/sqlite-prebuild.ts): the
+ * Where the installs find better-sqlite3 prebuilt (see test/test-support/sqlite-prebuild.ts): the
  * repository's own build, or else the first install's; `undefined` until one is known.
  */
 let sqlitePrebuilds: Promise<string | undefined> | undefined;

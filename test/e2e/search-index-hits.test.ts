@@ -19,7 +19,7 @@ import { bestPassage, passages, wordsNeeded } from "../../templates/search-index
 import { httpSearch } from "../../templates/search-index/http/src/adapters/http-search.js";
 import { lunrIndex } from "../../templates/search-index/lunr/src/adapters/lunr-index.js";
 import { sqliteFts5 } from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
-import { assertReferenceValid } from "../support/reference-schema.js";
+import { assertReferenceValid } from "../test-support/reference-schema.js";
 
 const BASE = "https://handbook.acme.test/";
 const tmp = mkdtempSync(join(tmpdir(), "ocp-search-hits-"));

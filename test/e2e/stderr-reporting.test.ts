@@ -7,8 +7,8 @@ import { execFile, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, spawnNode } from "../support/child.js";
-import { handshake, nextEnvelope } from "../support/envelopes.js";
+import { exitWithin, OCP_BIN, REPO, spawnNode } from "../test-support/child.js";
+import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const exec = promisify(execFile);
 const count = (text: string, part: string) => text.split(part).length - 1;

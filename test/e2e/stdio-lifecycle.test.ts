@@ -6,7 +6,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO } from "../support/child.js";
+import { OCP_BIN, REPO } from "../test-support/child.js";
 
 const ECHO = "test/fixtures/echo-provider.mjs";
 const HANDSHAKE = `${JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" })}\n`;

@@ -13,10 +13,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { contentDigest, sliceLines } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FixtureTree, fixtureTree } from "../../plugins/symbols/src/test-support/fixture-tree.js";
-import { type Child, trackChildren } from "../support/child.js";
-import { handshake, nextEnvelope, postEnvelope } from "../support/envelopes.js";
-import { listeningUrl } from "../support/listening.js";
-import * as check from "../support/provider-checks.js";
+import { type Child, trackChildren } from "../test-support/child.js";
+import { handshake, nextEnvelope, postEnvelope } from "../test-support/envelopes.js";
+import { listeningUrl } from "../test-support/listening.js";
+import * as check from "../test-support/provider-checks.js";
 
 const BIN = fileURLToPath(new URL("../../plugins/symbols/bin/ocp-symbols.js", import.meta.url));
 /** How long to wait for a reply: a query may wait for the first build. */

@@ -9,7 +9,7 @@ import {
   makeGitFixture,
   RETRY_AFTER,
   RETRY_BEFORE,
-} from "../../../test/support/git-fixture.js";
+} from "../../../test/test-support/git-fixture.js";
 import { openRepository } from "./git.js";
 import { mineCases } from "./mine.js";
 import { runEval } from "./run.js";

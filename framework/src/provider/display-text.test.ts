@@ -1,7 +1,7 @@
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertReferenceValid } from "../../../test/support/reference-schema.js";
+import { assertReferenceValid } from "../../../test/test-support/reference-schema.js";
 import { displayLine } from "./display-text.js";
 import { silentLogger } from "./logger.js";
 import { type Candidate, definePlugin } from "./plugin.js";

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { referenceSchemaErrors } from "../../../test/support/reference-schema.js";
+import { referenceSchemaErrors } from "../../../test/test-support/reference-schema.js";
 import { arbitraryHostEnvelope, arbitraryWireString } from "../test-support/arbitraries.js";
 import { writeEnvelope } from "../wire/codec.js";
 import { FRAME_KINDS, type FrameKind } from "../wire/schemas.js";

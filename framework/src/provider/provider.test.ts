@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertReferenceValid } from "../../../test/support/reference-schema.js";
+import { assertReferenceValid } from "../../../test/test-support/reference-schema.js";
 import { createTokenCounter } from "../tokens/counter.js";
 import type { ContextQuery } from "../wire/schemas.js";
 import { ERROR_CODES, OcpError, UserError } from "./errors.js";

@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { assertReferenceValid } from "../../../../test/support/reference-schema.js";
+import { assertReferenceValid } from "../../../../test/test-support/reference-schema.js";
 import { ERROR_CODES } from "../../provider/errors.js";
 import { silentLogger } from "../../provider/logger.js";
 import { definePlugin } from "../../provider/plugin.js";

@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { assertReferenceValid } from "../../../../test/support/reference-schema.js";
+import { assertReferenceValid } from "../../../../test/test-support/reference-schema.js";
 import { silentLogger } from "../../provider/logger.js";
 import { definePlugin } from "../../provider/plugin.js";
 import { defineProvider } from "../../provider/provider.js";

@@ -3,7 +3,7 @@
  * provider tests: frame validity (F1–F3), budget honesty with exact costs (B1),
  * malformed-input tolerance (R1) and clean shutdown (R2). Each test adds the checks
  * specific to its provider after these. Import it as a namespace:
- * `import * as check from "../support/provider-checks.js"`, then `check.shutdown(child, 2000)`.
+ * `import * as check from "../test-support/provider-checks.js"`, then `check.shutdown(child, 2000)`.
  */
 import { createTokenCounter } from "ocp-provider";
 import { expect } from "vitest";
