@@ -13,7 +13,7 @@ import type { ConformanceTarget } from "../conformance/types.js";
 import { describeError } from "../provider/errors.js";
 import { CORE_VERSION } from "../provider/plugin.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
-import { WIRE_TRANSPORTS } from "../transports/table.js";
+import { TRANSPORTS, WIRE_TRANSPORTS } from "../transports/table.js";
 import { useColor } from "./color.js";
 import { type CommandArgs, runCommand, UsageError } from "./command.js";
 import { startProgress } from "./inspect-progress.js";
@@ -26,12 +26,7 @@ function usage(program: InspectProgram): string {
   return `${program} — prove an Open Context Protocol (ocp/1.0-draft) provider conformant
 
 Usage:
-  ${program} stdio [options] -- <command> [args...]
-      Spawn the provider (several times: some checks need a fresh process) and check it over stdio.
-  ${program} http <url> [options] [--token T]
-      Check a provider already listening for streamable HTTP. --token (or OCP_HTTP_TOKEN)
-      is sent as "Authorization: Bearer T".
-
+${WIRE_TRANSPORTS.map((name) => `  ${program} ${TRANSPORTS[name].inspect.usage}\n`).join("")}
 Options:
   --query TEXT       first show the frames the provider returns for TEXT, and its stderr;
                      TEXT then drives the probe queries (default: a few generic goals)
@@ -53,17 +48,19 @@ interface Parsed {
   timeoutMs: number;
 }
 
-const OPTIONS = {
-  query: { type: "string" },
-  json: { type: "boolean" },
-  tokenizer: { type: "string" },
-  timeout: { type: "string" },
-  token: { type: "string" },
-} as const;
+/** The inspector's own options, then each transport's (such as http's `--token`). */
+const OPTIONS = Object.assign(
+  {
+    query: { type: "string" },
+    json: { type: "boolean" },
+    tokenizer: { type: "string" },
+    timeout: { type: "string" },
+  } as const,
+  ...WIRE_TRANSPORTS.map((name) => TRANSPORTS[name].inspect.options),
+);
 
 function parse(args: CommandArgs): Parsed {
-  const [transport, url, ...extra] = args.positionals;
-  const command = args.rest;
+  const [transport] = args.positionals;
   const tokenizer = (args.string("tokenizer") ?? "o200k_base") as TokenizerName;
   if (!TOKENIZERS.includes(tokenizer)) {
     throw new UsageError(`unknown tokenizer '${tokenizer}' (expected ${TOKENIZERS.join(", ")})`);
@@ -74,23 +71,22 @@ function parse(args: CommandArgs): Parsed {
   const query = args.string("query");
   if (query !== undefined && query.trim() === "") throw new UsageError("--query needs some text");
   const common = { query, json: args.flag("json"), tokenizer, timeoutMs };
-  if (transport === "stdio") {
-    if (url !== undefined)
-      throw new UsageError(`put the provider's command after --: ... stdio -- ${[url, ...extra].join(" ")}`);
-    const [program, ...rest] = command;
-    if (program === undefined) throw new UsageError("stdio needs the provider's command after --");
-    if (args.has("token")) throw new UsageError("--token is for http targets");
-    return { ...common, target: { transport: "stdio", command: program, args: rest } };
-  }
-  if (transport === "http") {
-    if (url === undefined || extra.length > 0 || command.length > 0) throw new UsageError("http takes exactly one URL");
-    try {
-      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error("not http(s)");
-    } catch {
-      throw new UsageError(`'${url}' is not an http:// or https:// URL`);
+  const wire = WIRE_TRANSPORTS.find((name) => name === transport);
+  if (wire !== undefined) {
+    const own = TRANSPORTS[wire].inspect;
+    // An option another transport takes is a mistake here, not something to ignore.
+    for (const other of WIRE_TRANSPORTS) {
+      for (const option of Object.keys(TRANSPORTS[other].inspect.options)) {
+        if (!(option in own.options) && args.has(option)) throw new UsageError(`--${option} is for ${other} targets`);
+      }
     }
-    const token = args.string("token") ?? process.env.OCP_HTTP_TOKEN;
-    return { ...common, target: { transport: "http", url, ...(token !== undefined ? { token } : {}) } };
+    const targetArgs = {
+      positionals: args.positionals.slice(1),
+      rest: args.rest,
+      has: (name: string) => args.has(name),
+      string: (name: string) => args.string(name),
+    };
+    return { ...common, target: own.target(targetArgs) };
   }
   const known = WIRE_TRANSPORTS.join(" or ");
   throw new UsageError(
@@ -105,7 +101,7 @@ export async function inspectMain(argv: readonly string[], program: InspectProgr
       name: program,
       version: CORE_VERSION,
       usage: usage(program),
-      synopsis: `${program} stdio [options] -- <command> [args...] | ${program} http <url> [options]`,
+      synopsis: WIRE_TRANSPORTS.map((name) => `${program} ${TRANSPORTS[name].inspect.synopsis}`).join(" | "),
       options: OPTIONS,
       positionals: Number.POSITIVE_INFINITY,
       passThrough: true,

@@ -9,8 +9,10 @@
  */
 import type { TransportSuite } from "../conformance/suite.js";
 import type { Provider } from "../provider/provider.js";
+import { httpInspect } from "./http/inspect-target.js";
 import { loadMcpBridge, MCP_BRIDGE_PACKAGE, type McpRunOptions } from "./mcp-bridge.js";
-import type { ConformanceTarget, HttpTarget, StdioTarget } from "./targets.js";
+import { stdioInspect } from "./stdio/inspect-target.js";
+import type { ConformanceTarget, HttpTarget, InspectTarget, StdioTarget } from "./targets.js";
 
 /** Makes the provider to serve; called once, after the transport has guarded what it must. */
 export type LoadProvider = () => Provider | Promise<Provider>;
@@ -42,6 +44,8 @@ export interface Transport<Target extends ConformanceTarget = ConformanceTarget>
   readonly serve: (load: LoadProvider, options: ServeOptions) => Promise<void>;
   /** Its conformance suite, for a transport of the OCP wire (`ocp inspect <name>`). */
   readonly conformance?: () => Promise<TransportSuite<Target>>;
+  /** How `ocp inspect <name>` names a provider to check over it (with {@link conformance}). */
+  readonly inspect?: InspectTarget<Target>;
 }
 
 /** The table. */
@@ -56,6 +60,7 @@ export const TRANSPORTS = {
       await runStdio(await load());
     },
     conformance: async () => (await import("./stdio/conformance-suite.js")).stdioSuite,
+    inspect: stdioInspect,
   } satisfies Transport<StdioTarget>,
   http: {
     summary: "streamable HTTP: one POST per envelope, to a provider already listening",
@@ -73,6 +78,7 @@ export const TRANSPORTS = {
       process.stderr.write(`${who} listening on ${server.url}\n`);
     },
     conformance: async () => (await import("./http/conformance-suite.js")).httpSuite,
+    inspect: httpInspect,
   } satisfies Transport<HttpTarget>,
   // A front door, not a wire of OCP: MCP clients call a tool. Its package carries the
   // MCP SDK, which the core must never depend on, so the row only names it and loads it.

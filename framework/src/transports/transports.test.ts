@@ -1,7 +1,7 @@
 /**
  * The transport table and the folders agree: every folder here is a row's home and
- * every row living here has its folder, holding a server and a client half and a
- * conformance session and suite; a front door's row names a package that is
+ * every row living here has its folder, holding a server and a client half, a
+ * conformance session and suite, and how `ocp inspect` names its target; a front door's row names a package that is
  * installed, and has no folder in the core. The wire transports a target can name
  * are exactly the table's rows with a conformance suite (checked by the compiler).
  */
@@ -25,7 +25,8 @@ describe("the transport table", () => {
   it("finds each transport's halves in its folder", () => {
     for (const folder of folders) {
       const files = readdirSync(new URL(`${folder}/`, HERE));
-      for (const half of ["server.ts", "client.ts", "conformance-session.ts", "conformance-suite.ts"]) {
+      const parts = ["server.ts", "client.ts", "conformance-session.ts", "conformance-suite.ts", "inspect-target.ts"];
+      for (const half of parts) {
         expect(files, `transports/${folder}/${half}`).toContain(half);
       }
     }
