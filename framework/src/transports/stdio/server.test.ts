@@ -297,6 +297,45 @@ describe("stdio transport", () => {
     expect(replies.slice(500).every((reply) => reply.type === "error")).toBe(true);
   });
 
+  it("after EOF answers every query still held behind a full output, however long a reading host takes", async () => {
+    const input = new PassThrough();
+    const written: string[] = [];
+    // The host reads one reply at a time, every 20 ms: each write fills the pipe until its drain.
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
+        setTimeout(() => output.emit("drain"), 20);
+        return false;
+      },
+    });
+    // Answers at once, so a reply is written (and fills the pipe) while its chunk is still being read.
+    const provider = defineProvider({
+      name: "instant",
+      version: "1.0.0",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      plugins: [
+        definePlugin({
+          name: "echo",
+          kinds: ["doc"],
+          search: (query) => [{ id: query.goal, content: query.goal, relevance: 1 }],
+        }),
+      ],
+    });
+    const server = serveStdio(provider, { input, output, drainMs: 100 });
+    input.write('{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n');
+    // One chunk, as a pipe delivers 64 KiB at once: lines past the first full write are held, not unread.
+    input.write(Array.from({ length: 30 }, (_, i) => `${JSON.stringify(q(`g${i}`))}\n`).join(""));
+    input.end();
+    // ~30 replies at 20 ms each: well past the 100 ms drain window, and the host kept reading.
+    expect(await server.closed).toBe("eof");
+    const replies = written.slice(1).map((line) => JSON.parse(line));
+    expect(replies.map((reply) => reply.type)).toEqual(Array.from({ length: 30 }, () => "frames"));
+    expect(replies.map((reply) => reply.result.frames[0].id)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `echo:g${i}`),
+    );
+  });
+
   it("ends once nothing could be written for stallMs after the end: a host that stopped reading forfeits the rest", async () => {
     const input = new PassThrough();
     const written: string[] = [];

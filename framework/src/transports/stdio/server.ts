@@ -81,8 +81,11 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const stallMs = options.stallMs ?? 1000;
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
   const { session, respond, writer } = openResponder(provider);
-  const inflight = new AbortController();
-  const queryOptions = { signal: inflight.signal };
+  // The queries taken on since the last drain window closed share one abort signal.
+  let inflight = new AbortController();
+  let queryOptions = { signal: inflight.signal };
+  /** The drain window of the queries in flight, while the session ends (see {@link openWindow}). */
+  let drainWindow: NodeJS.Timeout | undefined;
   let ending: Promise<CloseReason> | undefined;
   let outputBroken = false;
   let resolveClosed: (reason: CloseReason) => void = () => {};
@@ -187,6 +190,8 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       refuse(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`);
       return;
     }
+    // A line held behind a full output and taken on while the session ends gets a window of its own.
+    if (ending !== undefined && drainWindow === undefined) openWindow();
     enqueue(respond(value, queryOptions));
     if (session.state === "closed") void end("shutdown");
   }
@@ -250,6 +255,23 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     flush();
   }
 
+  /**
+   * Gives the queries in flight `drainMs` to finish, then aborts them, which makes them
+   * answer at once with an error rather than leave the host waiting. Lines still held
+   * behind a full output when it closes are taken on later, as the host reads: they get
+   * a new signal, and a window of their own from when they are taken on — not one that
+   * closed while they waited for the host.
+   */
+  function openWindow(): void {
+    drainWindow = setTimeout(() => {
+      const expired = inflight;
+      inflight = new AbortController();
+      queryOptions = { signal: inflight.signal };
+      drainWindow = undefined;
+      expired.abort(new Error("provider shutting down"));
+    }, drainMs);
+  }
+
   function end(reason: CloseReason): Promise<CloseReason> {
     ending ??= (async () => {
       options.onEnd?.(reason);
@@ -259,9 +281,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       }
       input.removeAllListeners?.("data");
       input.pause?.();
-      // Give in-flight queries a moment to finish; then abort them, which makes
-      // them answer at once with an error rather than leave the host waiting.
-      const timer = setTimeout(() => inflight.abort(new Error("provider shutting down")), drainMs);
+      openWindow();
       // Every reply owed is written as long as they keep going out; when none has for
       // `stallMs` (the host stopped reading), the rest is dropped. These timers are what
       // keeps the process alive meanwhile: never unref them.
@@ -281,7 +301,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       };
       stall = setTimeout(watch, stallMs);
       await written();
-      clearTimeout(timer);
+      clearTimeout(drainWindow);
       clearTimeout(stall);
       resolveClosed(reason);
       return reason;
