@@ -43,7 +43,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { referencePlugins } from "create-ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanEnv, type Done, missedOnlyExitTiming, serving, shBlock, typed } from "../test-support/shell.js";
+import {
+  cleanEnv,
+  type Done,
+  missedOnlyExitTiming,
+  serving,
+  shBlock,
+  testMissedOnlyExitTiming,
+  typed,
+} from "../test-support/shell.js";
 import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../test-support/sqlite-prebuild.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -143,6 +151,19 @@ function sh(command: string, args: string[], options: SpawnOptions & { cwd: stri
   });
 }
 
+/**
+ * A project's `npm test`, run once more when it failed only the exit checks' 2 s limit
+ * (see testMissedOnlyExitTiming): with two installs and tests at once on two cores, a
+ * provider still loading its tokenizer can miss it whatever its code. Any other failure,
+ * or a second miss, fails.
+ */
+async function npmTest(dir: string): Promise<Done> {
+  const first = await sh("npm", ["test"], { cwd: dir });
+  if (first.code === 0 || !testMissedOnlyExitTiming(first.output)) return first;
+  process.stderr.write(`scaffold-packages: ${dir}: npm test missed only the exit checks' time limit; once more\n`);
+  return sh("npm", ["test"], { cwd: dir });
+}
+
 /** At most `n` jobs at once. */
 function limiter(n: number) {
   let active = 0;
@@ -235,7 +256,7 @@ async function scaffoldAndTest(c: Case, installed: () => void): Promise<Outcome>
   }
   await step(
     "npm test",
-    slot(() => sh("npm", ["test"], { cwd: dir })),
+    slot(() => npmTest(dir)),
   );
   await slot(() => readmeCommands(c, dir, step));
   return { steps, dir };
@@ -441,7 +462,7 @@ async function readmeCommands(c: Case, dir: string, step: (name: string, done: P
       d.code === 0 ? undefined : `exit ${d.code}`,
     );
   // The plugin it added and the one it generated typecheck, and their tests pass.
-  await step("npm test (grown)", sh("npm", ["test"], { cwd: dir }));
+  await step("npm test (grown)", npmTest(dir));
 }
 
 function report(outcome: Outcome): string {

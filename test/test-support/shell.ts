@@ -211,3 +211,21 @@ export function missedOnlyExitTiming(report: string): boolean {
     failed.length > 0 && failed.every((line) => /^ ✗ (eof-exit|shutdown-clean) +still running \d+ ms after/.test(line))
   );
 }
+
+/**
+ * True when a generated project's `npm test` failed only its conformance test, and that
+ * only on the exit checks' time limit (the vitest diff lists the failed checks as
+ * `"name"`/`"evidence"` pairs): the same load-bound miss as {@link missedOnlyExitTiming},
+ * seen through the project's own test. Such a run, and only such a run, is worth one more try.
+ */
+export function testMissedOnlyExitTiming(output: string): boolean {
+  if (!/Tests\s+1 failed/.test(output) || !/× passes the OCP conformance suite/.test(output)) return false;
+  const names = [...output.matchAll(/"name": "([^"]*)"/g)].map((match) => match[1]);
+  const evidence = [...output.matchAll(/"evidence": "([^"]*)"/g)].map((match) => match[1] as string);
+  return (
+    names.length > 0 &&
+    names.length === evidence.length &&
+    names.every((name) => name === "eof-exit" || name === "shutdown-clean") &&
+    evidence.every((text) => /^still running \d+ ms after/.test(text))
+  );
+}
