@@ -54,6 +54,16 @@ export interface SnippetResult {
 }
 
 /** A scored window, before its candidate is built. */
+/** What a file brings to each of its windows' scores: its path, proximity and prior. */
+interface FileContext {
+  path: number;
+  pathMatch: number;
+  proximity: number;
+  symbols: RegExp | undefined;
+  fileCoverage: number;
+  prior: number;
+}
+
 interface Ranked {
   /** The frame id the framework will give it, without the plugin prefix; built only when a tie needs it. */
   id?: string;
@@ -153,14 +163,7 @@ function scoreWindow(
   file: FileMatches,
   weights: readonly number[],
   matchers: readonly RegExp[],
-  context: {
-    path: number;
-    pathMatch: number;
-    proximity: number;
-    symbols: RegExp | undefined;
-    fileCoverage: number;
-    prior: number;
-  },
+  context: FileContext,
 ): { features: SnippetFeatures; bestLine: number } {
   const best = new Array<number>(weights.length).fill(0);
   let definition = 0;
@@ -232,17 +235,7 @@ function scoreWindow(
  * {@link relevance} never falls as a feature rises (in floating point too: the same
  * operations on larger operands), so no window of the file scores above this.
  */
-export function bestPossible(
-  context: {
-    path: number;
-    pathMatch: number;
-    proximity: number;
-    symbols: RegExp | undefined;
-    fileCoverage: number;
-    prior: number;
-  },
-  minWeightShare: number,
-): number {
+export function bestPossible(context: FileContext, minWeightShare: number): number {
   const coverage = Math.max(context.fileCoverage, minWeightShare);
   return relevance({
     coverage,
