@@ -35,6 +35,23 @@ function delayedProvider() {
   });
 }
 
+/** A provider whose single plugin answers at once, with one frame whose id names the goal. */
+function instantProvider() {
+  return defineProvider({
+    name: "instant",
+    version: "1.0.0",
+    dataFlow: { reads: true, writes: false, egress: false },
+    logger: silentLogger,
+    plugins: [
+      definePlugin({
+        name: "echo",
+        kinds: ["doc"],
+        search: (query) => [{ id: query.goal, content: query.goal, relevance: 1 }],
+      }),
+    ],
+  });
+}
+
 const q = (goal: string) => ({
   type: "query",
   query: { goal, kinds: [], anchors: [], max_frames: 5, max_tokens: 500 },
@@ -309,19 +326,7 @@ describe("stdio transport", () => {
       },
     });
     // Answers at once, so a reply is written (and fills the pipe) while its chunk is still being read.
-    const provider = defineProvider({
-      name: "instant",
-      version: "1.0.0",
-      dataFlow: { reads: true, writes: false, egress: false },
-      logger: silentLogger,
-      plugins: [
-        definePlugin({
-          name: "echo",
-          kinds: ["doc"],
-          search: (query) => [{ id: query.goal, content: query.goal, relevance: 1 }],
-        }),
-      ],
-    });
+    const provider = instantProvider();
     const server = serveStdio(provider, { input, output, drainMs: 100 });
     input.write('{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n');
     // One chunk, as a pipe delivers 64 KiB at once: lines past the first full write are held, not unread.
@@ -332,6 +337,96 @@ describe("stdio transport", () => {
     const replies = written.slice(1).map((line) => JSON.parse(line));
     expect(replies.map((reply) => reply.type)).toEqual(Array.from({ length: 30 }, () => "frames"));
     expect(replies.map((reply) => reply.result.frames[0].id)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `echo:g${i}`),
+    );
+  });
+
+  it("after EOF gives each held query drainMs from when it is taken on, however late in another's window", async () => {
+    // A source that cannot pause: what it sends while the output is full is held, in order.
+    const input = new EventEmitter();
+    const written: string[] = [];
+    let full = false;
+    let reading = false;
+    const read = () => setTimeout(() => output.emit("drain"), 20);
+    // Once full, the pipe takes one reply at a time; a reading host reads each 20 ms after it was written.
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
+        if (full && reading) read();
+        return !full;
+      },
+    });
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 1));
+    };
+    // Answers "now …" at once and "wait 45" after 45 ms, failing if aborted first.
+    const provider = defineProvider({
+      name: "mixed",
+      version: "1.0.0",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      plugins: [
+        definePlugin({
+          name: "mixed",
+          kinds: ["doc"],
+          search: (query, ctx) => {
+            const frame = { id: query.goal, content: query.goal, relevance: 1 };
+            if (query.goal.startsWith("now")) return [frame];
+            return new Promise((resolve, reject) => {
+              const timer = setTimeout(() => resolve([frame]), 45);
+              ctx.signal.addEventListener("abort", () => {
+                clearTimeout(timer);
+                reject(ctx.signal.reason);
+              });
+            });
+          },
+        }),
+      ],
+    });
+    // The host reads again only once the session ends: every line below is still held then.
+    const onEnd = () => {
+      reading = true;
+      read();
+    };
+    const server = serveStdio(provider, { input, output, drainMs: 100, onEnd });
+    // A first query loads what a first query loads (tokenizer tables), so the timing below is the searches'.
+    input.emit("data", `{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n${JSON.stringify(q("now warm"))}\n`);
+    await until(() => written.length === 2);
+    full = true;
+    // The first reply fills the pipe; the rest is held. Each "now" is answered and written as
+    // it is taken on, one per read (at ~20, 40, 60 ms after the end); the query after them is
+    // taken on at ~80 ms and searches for 45 — past a window of 100 ms opened at the end.
+    const goals = ["now 0", "now 1", "now 2", "now 3", "wait 45", "now 4"];
+    input.emit("data", goals.map((goal) => `${JSON.stringify(q(goal))}\n`).join(""));
+    input.emit("end");
+    expect(await server.closed).toBe("eof");
+    const replies = written.slice(2).map((line) => JSON.parse(line));
+    expect(replies.map((reply) => reply.result?.frames[0].id)).toEqual(goals.map((goal) => `mixed:${goal}`));
+  });
+
+  it("after EOF ends only once every held line is answered, also when the output takes some replies at once", async () => {
+    // A source that cannot pause: what it sends while the output is full is held, in order.
+    const input = new EventEmitter();
+    const written: string[] = [];
+    // The pipe takes two replies of every three at once; the third fills it until the host reads, 5 ms later.
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
+        if (written.length % 3 !== 0) return true;
+        setTimeout(() => output.emit("drain"), 5);
+        return false;
+      },
+    });
+    const server = serveStdio(instantProvider(), { input, output });
+    // After a first query (it waits for the tokenizer tables), replies are ready as their lines are taken on.
+    input.emit("data", `{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n${JSON.stringify(q("warm"))}\n`);
+    while (written.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+    // One chunk, as a pipe delivers 64 KiB at once: lines past the first full write are held.
+    input.emit("data", Array.from({ length: 30 }, (_, i) => `${JSON.stringify(q(`g${i}`))}\n`).join(""));
+    input.emit("end");
+    expect(await server.closed).toBe("eof");
+    const replies = written.slice(2).map((line) => JSON.parse(line));
+    expect(replies.map((reply) => reply.result?.frames[0].id)).toEqual(
       Array.from({ length: 30 }, (_, i) => `echo:g${i}`),
     );
   });

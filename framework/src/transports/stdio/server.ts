@@ -81,10 +81,9 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const stallMs = options.stallMs ?? 1000;
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
   const { session, respond, writer } = openResponder(provider);
-  // The queries taken on since the last drain window closed share one abort signal.
-  let inflight = new AbortController();
-  let queryOptions = { signal: inflight.signal };
-  /** The drain window of the queries in flight, while the session ends (see {@link openWindow}). */
+  // The queries taken on before the session ends share one abort signal; its drain window opens at the end.
+  const inflight = new AbortController();
+  const queryOptions = { signal: inflight.signal };
   let drainWindow: NodeJS.Timeout | undefined;
   let ending: Promise<CloseReason> | undefined;
   let outputBroken = false;
@@ -105,6 +104,11 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   // came (at most what one read brought, plus anything a source without pause() sends).
   let held: FrameEvent[] | undefined;
   let heldFrom = 0;
+  /**
+   * Held lines are being taken on: the replies of the first ones can all be written before
+   * the rest are (the output took them), and that is not the end of what is owed.
+   */
+  let releasing = false;
   let paused = false;
   let inputEnded = false;
   /** No more lines are taken on: after `shutdown`, a signal, or a broken output (EOF still answers what it read). */
@@ -146,9 +150,14 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     settledAll();
   }
 
+  /** Whether a reply is still owed: a slot unwritten, a write not yet drained, a line held or being released. */
+  function owing(): boolean {
+    return queue.length > 0 || waitingForDrain || held !== undefined || releasing;
+  }
+
   /** Tells a waiting end that every reply owed has been written. */
   function settledAll(): void {
-    if (queue.length === 0 && !waitingForDrain && held === undefined) idle?.();
+    if (!owing()) idle?.();
   }
 
   /** Takes the next reply slot; `reply` fills it (a reply already known fills it at once). */
@@ -176,7 +185,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
 
   /** Resolves once every line read has been answered and every reply written (or the output broke). */
   function written(): Promise<void> {
-    if (queue.length === 0 && !waitingForDrain && held === undefined) return Promise.resolve();
+    if (!owing()) return Promise.resolve();
     return new Promise<void>((resolve) => {
       idle = resolve;
     });
@@ -190,10 +199,22 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       refuse(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`);
       return;
     }
-    // A line held behind a full output and taken on while the session ends gets a window of its own.
-    if (ending !== undefined && drainWindow === undefined) openWindow();
-    enqueue(respond(value, queryOptions));
+    enqueue(ending === undefined ? respond(value, queryOptions) : respondWithinOwnWindow(value));
     if (session.state === "closed") void end("shutdown");
+  }
+
+  /**
+   * Answers a line taken on while the session ends (it was held behind a full output,
+   * and the host is reading): its query gets `drainMs` from now, not what is left of a
+   * window shared with others — a query taken on late in one would be aborted at once.
+   */
+  function respondWithinOwnWindow(value: unknown): Promise<SessionReply> | SessionReply {
+    const own = new AbortController();
+    const window = setTimeout(() => own.abort(new Error("provider shutting down")), drainMs);
+    const reply = respond(value, { signal: own.signal });
+    if (reply instanceof Promise) void reply.finally(() => clearTimeout(window));
+    else clearTimeout(window);
+    return reply;
   }
 
   /** Takes on `events` from `from` on, until the output saturates; the rest is held. */
@@ -216,7 +237,9 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     if (held !== undefined) {
       const events = held;
       held = undefined;
+      releasing = true;
       dispatch(events, heldFrom);
+      releasing = false;
       if (held !== undefined) return; // saturated again
       settledAll();
     }
@@ -255,23 +278,6 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     flush();
   }
 
-  /**
-   * Gives the queries in flight `drainMs` to finish, then aborts them, which makes them
-   * answer at once with an error rather than leave the host waiting. Lines still held
-   * behind a full output when it closes are taken on later, as the host reads: they get
-   * a new signal, and a window of their own from when they are taken on — not one that
-   * closed while they waited for the host.
-   */
-  function openWindow(): void {
-    drainWindow = setTimeout(() => {
-      const expired = inflight;
-      inflight = new AbortController();
-      queryOptions = { signal: inflight.signal };
-      drainWindow = undefined;
-      expired.abort(new Error("provider shutting down"));
-    }, drainMs);
-  }
-
   function end(reason: CloseReason): Promise<CloseReason> {
     ending ??= (async () => {
       options.onEnd?.(reason);
@@ -281,7 +287,9 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       }
       input.removeAllListeners?.("data");
       input.pause?.();
-      openWindow();
+      // The queries in flight get `drainMs` to finish; then they are aborted, which makes
+      // them answer at once with an error rather than leave the host waiting.
+      drainWindow = setTimeout(() => inflight.abort(new Error("provider shutting down")), drainMs);
       // Every reply owed is written as long as they keep going out; when none has for
       // `stallMs` (the host stopped reading), the rest is dropped. These timers are what
       // keeps the process alive meanwhile: never unref them.
