@@ -165,6 +165,21 @@ describe("filePrior", () => {
     expect(filePrior("CHANGELOG.md", false)).toBeLessThan(1);
   });
 
+  it("counts translation catalogs as data, below the code whose messages they repeat", () => {
+    for (const path of [
+      "sphinx/locale/fr/LC_MESSAGES/sphinx.po",
+      "locale/messages.pot",
+      "src/locale/messages.de.xlf",
+      "App/fr.lproj/Localizable.strings",
+      "Properties/Resources.resx",
+      "lib/l10n/app_en.arb",
+    ])
+      expect(filePrior(path, false)).toBe(filePrior("package.json", false));
+    // Only as an extension: a module named after one is code.
+    expect(filePrior("src/po.ts", false)).toBe(1);
+    expect(filePrior("lib/strings.py", false)).toBe(1);
+  });
+
   it("keeps tests at full weight when the goal is about tests", () => {
     expect(aboutTests([{ text: "tests" }, { text: "flaky" }])).toBe(true);
     expect(aboutTests([{ text: "router" }])).toBe(false);

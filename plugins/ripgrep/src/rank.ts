@@ -105,9 +105,14 @@ export function relevance(features: SnippetFeatures): number {
 /** Tests, fixtures, benchmarks, examples, docs: where a path says so. */
 const TESTISH =
   /(^|\/)(tests?|__tests__|specs?|fixtures?|__fixtures__|__mocks__|mocks?|testdata|test-support|test_utils|e2e|bench|benches|benchmarks?|examples?|samples?|docs?)\/|(^|[./_-])(test|spec|bench)\.[^/]+$|(^|\/)test_[^/]+$|_test\.[^/.]+$|(^|\/)conftest\.py$/i;
-/** Data and generated text rather than code. */
+/**
+ * Data and generated text rather than code; translation catalogs too (gettext `.po`/`.pot`,
+ * XLIFF, Apple `.strings`, .NET `.resx`, Flutter `.arb`): each repeats the source's messages
+ * once per language, so a goal that words a message matches dozens of near-identical files
+ * before the code that says it.
+ */
 const DATA =
-  /\.(json|jsonc|ya?ml|toml|lock|snap|csv|tsv|txt|svg|html?|xml|map|ipynb)$|\.min\.[^/]+$|(^|\/)(package-lock|yarn|pnpm-lock|bun)\.[^/]+$/i;
+  /\.(json|jsonc|ya?ml|toml|lock|snap|csv|tsv|txt|svg|html?|xml|map|ipynb|po|pot|xlf|xliff|strings|resx|arb)$|\.min\.[^/]+$|(^|\/)(package-lock|yarn|pnpm-lock|bun)\.[^/]+$/i;
 /** Prose. */
 const PROSE = /\.(md|mdx|rst|adoc)$|(^|\/)(changelog|changes|history|news)[^/]*$/i;
 

@@ -92,4 +92,36 @@ describe("ripgrep relevance", () => {
       expect(Number(range?.[2]) - Number(range?.[1]) + 1).toBeLessThanOrEqual(20);
     }
   });
+
+  it("matches a goal's words in file names whatever case the goal writes them in", async () => {
+    // "LaTeX" is searched case-sensitively in text (smart case), but the module is latex.py;
+    // the other writers hold more of the goal's words.
+    const writer = (words: string) =>
+      `class Translator:\n    def visit_target(self, node):\n        # ${words}\n        pass\n`;
+    const root = makeTree({
+      "sphinx/writers/latex.py": writer("escape for latex"),
+      "sphinx/writers/text.py": writer("revisit and trim the target"),
+      "sphinx/writers/texinfo.py": writer("revisit and trim the target"),
+      "sphinx/writers/manpage.py": writer("revisit and trim the target"),
+    });
+    const frames = await ask(root, "LaTeX: revisit and trim visit_target()", 2048);
+    expect(fileOf(frames[0] as ContextFrame, root)).toBe("sphinx/writers/latex.py");
+  });
+
+  it("ranks the code that says a message above the translation catalogs that repeat it", async () => {
+    const message = "source encodings other than UTF-8 are deprecated";
+    // The code says it once, far from any definition line.
+    const body = Array.from({ length: 30 }, (_, i) => `    step${i}(config)`).join("\n");
+    const files: Record<string, string> = {
+      "sphinx/config.py": `def check_encoding(config):\n${body}\n    if config.source_encoding != 'utf-8':\n        warn('${message}')\n`,
+    };
+    // Each catalog holds it twice (msgid and msgstr) beside the reference to the code.
+    for (const language of ["de", "es", "fr", "it", "ja", "nl", "pl", "pt", "ru", "zh"]) {
+      files[`sphinx/locale/${language}/LC_MESSAGES/sphinx.po`] =
+        `#: sphinx/config.py:3\nmsgid "${message}"\nmsgstr "${message} (${language})"\n`;
+    }
+    const root = makeTree(files);
+    const frames = await ask(root, "Deprecate support for source encodings other than UTF-8", 2048);
+    expect(fileOf(frames[0] as ContextFrame, root)).toBe("sphinx/config.py");
+  });
 });

@@ -18,7 +18,7 @@ import {
   relevance,
   type SnippetFeatures,
 } from "./rank.js";
-import type { Term } from "./terms.js";
+import { pathRegExp, type Term } from "./terms.js";
 import { TermStats } from "./weights.js";
 import { mergeWindows, type SnippetWindow } from "./windows.js";
 
@@ -343,7 +343,8 @@ export function buildSnippets(
   // Paths have statistics of their own: `context` is in nearly every file of a web framework
   // but in the name of a few, and a goal that says "context" is about those few. Counted over
   // the files kept (all of them unless the match cap dropped some), which `files` is.
-  const hits = new Map(files.map((file) => [file, pathHits(file.path, matchers)]));
+  const pathMatchers = terms.map(pathRegExp);
+  const hits = new Map(files.map((file) => [file, pathHits(file.path, pathMatchers)]));
   const pathDf = terms.map((_, i) =>
     files.reduce((n, file) => n + (((hits.get(file) as number[])[i] as number) > 0 ? 1 : 0), 0),
   );

@@ -189,6 +189,15 @@ export function rustPattern(term: Term): string {
   return term.caseSensitive ? pattern : `(?i:${pattern})`;
 }
 
+/**
+ * A term's regex for file paths: {@link termRegExp}, but never case-sensitive. Names are
+ * lower-cased more often than not, whatever case a goal writes: `LaTeX` names
+ * `writers/latex.py`, `HTTPServer` names `http_server.py` only through its parts.
+ */
+export function pathRegExp(term: Term): RegExp {
+  return term.caseSensitive ? termRegExp({ ...term, caseSensitive: false }) : termRegExp(term);
+}
+
 /** A global JavaScript regex matching what {@link rustPattern} matches, for scoring lines rg returned. */
 export function termRegExp(term: Term): RegExp {
   let pattern = term.text.split(" ").map(escapeJsRegex).join("[ \\t]+");
