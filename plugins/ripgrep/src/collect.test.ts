@@ -255,6 +255,19 @@ describe("RgJsonCollector", () => {
     expect(partial.files).toEqual([]);
   });
 
+  it("reads a begin's path from its bytes only when it has no escape: quotes, backslashes and controls still decode", () => {
+    // Each name as rg writes it inside a JSON string.
+    const names = ["./plain/é🚀.ts", './q\\"uote.ts', "./back\\\\slash.ts", "./tab\\tand\\u0001.ts", "./x\\/y.ts"];
+    const lines = names.flatMap((name) => {
+      const path = `{"text":"${name}"}`;
+      const line = `{"type":"match","data":{"path":${path},"lines":{"text":"a\\n"},"line_number":1,"absolute_offset":0,"submatches":[]}}`;
+      const end = `{"type":"end","data":{"path":${path},"binary_offset":null,"stats":{}}}`;
+      return [`{"type":"begin","data":{"path":${path}}}`, line, end];
+    });
+    const paths = collect(lines, 100).files.map((file) => file.path);
+    expect(paths).toEqual(["back\\slash.ts", "plain/é🚀.ts", 'q"uote.ts', "tab\tand\u0001.ts", "x/y.ts"]);
+  });
+
   it("skips lines that are not JSON", () => {
     const collector = collect(["not json", '{"type":"summary","data":{}}', "{"], 100);
     expect(collector.malformed).toBe(2);
