@@ -102,6 +102,8 @@ const NULL_VALUE = Buffer.from("null,");
 export const LINE_NUMBER = Buffer.from('},"line_number":');
 /** Follows the line number: the line's byte offset in the file. */
 const ABSOLUTE_OFFSET = Buffer.from(',"absolute_offset":');
+/** How a message of a line without submatches (a context line) ends. */
+const NO_SUBMATCHES = Buffer.from(',"submatches":[]}}');
 
 /** Past this many bytes a native compare beats a loop (~2 ns a byte against ~80 ns a call, in Node 20). */
 const NATIVE_FROM = 40;
@@ -317,9 +319,14 @@ export class RgJsonCollector {
    */
   #fastLine(line: Buffer, end: number, valueStart: number): boolean {
     const { file, match, bytes } = this.#at;
-    const valueEnd = within(line.indexOf(LINE_NUMBER, valueStart), LINE_NUMBER, end);
-    const number = valueEnd === -1 ? 0 : readNumber(line, valueEnd + LINE_NUMBER.length, end);
-    const offset = valueEnd === -1 ? -1 : readOffset(line, valueEnd + LINE_NUMBER.length, end);
+    let valueEnd = this.#readTrailer(line, valueStart, end);
+    let number = this.#trailer.number;
+    let offset = this.#trailer.offset;
+    if (valueEnd === -1) {
+      valueEnd = within(line.indexOf(LINE_NUMBER, valueStart), LINE_NUMBER, end);
+      number = valueEnd === -1 ? 0 : readNumber(line, valueEnd + LINE_NUMBER.length, end);
+      offset = valueEnd === -1 ? -1 : readOffset(line, valueEnd + LINE_NUMBER.length, end);
+    }
     if (number === 0 || offset === -1 || file === undefined) return false;
     const { maxLineBytes } = this.#options;
     // The JSON of a text is at least as long as its UTF-8 (non-ASCII is written raw) and
@@ -348,6 +355,35 @@ export class RgJsonCollector {
       }
     }
     return true;
+  }
+
+  /** What {@link #readTrailer} read last; reused rather than allocated. */
+  readonly #trailer = { number: 0, offset: -1 };
+
+  /**
+   * A line without submatches (a context line) ends `…},"line_number":N,"absolute_offset":M,"submatches":[]}}`:
+   * read from the end, that gives where its value ends (and N and M into {@link #trailer})
+   * without searching the line's text for the marker. -1 for any other ending (a match
+   * line's submatches): the caller searches from the value's start. Both find the same
+   * marker: it holds a quote, so it cannot occur inside the value's string.
+   */
+  #readTrailer(line: Buffer, valueStart: number, end: number): number {
+    let at = end - NO_SUBMATCHES.length;
+    if (at <= valueStart || !startsWith(line, NO_SUBMATCHES, at, end)) return -1;
+    let digits = at;
+    while (digits > valueStart && (line[digits - 1] as number) >= 0x30 && (line[digits - 1] as number) <= 0x39)
+      digits--;
+    if (digits === at) return -1;
+    this.#trailer.offset = readNumber(line, digits, at);
+    at = digits - ABSOLUTE_OFFSET.length;
+    if (at <= valueStart || !startsWith(line, ABSOLUTE_OFFSET, at, end)) return -1;
+    digits = at;
+    while (digits > valueStart && (line[digits - 1] as number) >= 0x30 && (line[digits - 1] as number) <= 0x39)
+      digits--;
+    if (digits === at) return -1;
+    this.#trailer.number = readNumber(line, digits, at);
+    at = digits - LINE_NUMBER.length;
+    return at >= valueStart && startsWith(line, LINE_NUMBER, at, end) ? at : -1;
   }
 
   /** Counts a line into its file's match lines and last line (its text is recorded by the caller). */
