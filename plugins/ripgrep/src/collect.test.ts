@@ -268,6 +268,22 @@ describe("RgJsonCollector", () => {
     expect(paths).toEqual(["back\\slash.ts", "plain/é🚀.ts", 'q"uote.ts', "tab\tand\u0001.ts", "x/y.ts"]);
   });
 
+  it("reads a line's number and offset from its message's end even when its text imitates that end", () => {
+    const path = '{"text":"./a.ts"}';
+    const fake = '},"line_number":9,"absolute_offset":99,"submatches":[]}}';
+    const lines = [
+      `{"type":"begin","data":{"path":${path}}}`,
+      `{"type":"context","data":{"path":${path},"lines":{"text":${JSON.stringify(`${fake}\n`)}},"line_number":3,"absolute_offset":40,"submatches":[]}}`,
+      `{"type":"match","data":{"path":${path},"lines":{"text":"b\\n"},"line_number":4,"absolute_offset":98,"submatches":[{"match":{"text":"b"},"start":0,"end":1}]}}`,
+      `{"type":"end","data":{"path":${path},"binary_offset":null,"stats":{}}}`,
+    ];
+    const [file] = collect(lines, 1000).files;
+    expect([...(file?.lines ?? [])]).toEqual([
+      [3, { text: `${fake}\n`, lossy: false, match: false, offset: 40 }],
+      [4, { text: "b\n", lossy: false, match: true, offset: 98 }],
+    ]);
+  });
+
   it("skips lines that are not JSON", () => {
     const collector = collect(["not json", '{"type":"summary","data":{}}', "{"], 100);
     expect(collector.malformed).toBe(2);
