@@ -255,6 +255,35 @@ describe("RgJsonCollector", () => {
     expect(partial.files).toEqual([]);
   });
 
+  it("reads a begin's path from its bytes only when it has no escape: quotes, backslashes and controls still decode", () => {
+    // Each name as rg writes it inside a JSON string.
+    const names = ["./plain/é🚀.ts", './q\\"uote.ts', "./back\\\\slash.ts", "./tab\\tand\\u0001.ts", "./x\\/y.ts"];
+    const lines = names.flatMap((name) => {
+      const path = `{"text":"${name}"}`;
+      const line = `{"type":"match","data":{"path":${path},"lines":{"text":"a\\n"},"line_number":1,"absolute_offset":0,"submatches":[]}}`;
+      const end = `{"type":"end","data":{"path":${path},"binary_offset":null,"stats":{}}}`;
+      return [`{"type":"begin","data":{"path":${path}}}`, line, end];
+    });
+    const paths = collect(lines, 100).files.map((file) => file.path);
+    expect(paths).toEqual(["back\\slash.ts", "plain/é🚀.ts", 'q"uote.ts', "tab\tand\u0001.ts", "x/y.ts"]);
+  });
+
+  it("reads a line's number and offset from its message's end even when its text imitates that end", () => {
+    const path = '{"text":"./a.ts"}';
+    const fake = '},"line_number":9,"absolute_offset":99,"submatches":[]}}';
+    const lines = [
+      `{"type":"begin","data":{"path":${path}}}`,
+      `{"type":"context","data":{"path":${path},"lines":{"text":${JSON.stringify(`${fake}\n`)}},"line_number":3,"absolute_offset":40,"submatches":[]}}`,
+      `{"type":"match","data":{"path":${path},"lines":{"text":"b\\n"},"line_number":4,"absolute_offset":98,"submatches":[{"match":{"text":"b"},"start":0,"end":1}]}}`,
+      `{"type":"end","data":{"path":${path},"binary_offset":null,"stats":{}}}`,
+    ];
+    const [file] = collect(lines, 1000).files;
+    expect([...(file?.lines ?? [])]).toEqual([
+      [3, { text: `${fake}\n`, lossy: false, match: false, offset: 40 }],
+      [4, { text: "b\n", lossy: false, match: true, offset: 98 }],
+    ]);
+  });
+
   it("skips lines that are not JSON", () => {
     const collector = collect(["not json", '{"type":"summary","data":{}}', "{"], 100);
     expect(collector.malformed).toBe(2);
