@@ -30,7 +30,11 @@ export interface RipgrepOptions {
   maxSnippetLines?: number;
   /** The most snippets taken from one file. Default 3. */
   perFileMaxSnippets?: number;
-  /** Stop the search once this many matching lines are in hand. Default 5000. */
+  /**
+   * The most matching lines kept (rg reads on; past it the weakest files are dropped).
+   * Default 20000: a goal's common words pass 5000 in a tree of a few thousand files, and
+   * the files kept at the cap are chosen before anyone knows which words are rare.
+   */
   maxMatches?: number;
   /** Stop reading one file after this many matching lines. Default 100. */
   maxMatchesPerFile?: number;
@@ -65,7 +69,7 @@ export const DEFAULTS = {
   contextLines: 3,
   maxSnippetLines: 40,
   perFileMaxSnippets: 3,
-  maxMatches: 5000,
+  maxMatches: 20000,
   maxMatchesPerFile: 100,
   maxLineBytes: 1000,
   timeoutMs: 5000,
