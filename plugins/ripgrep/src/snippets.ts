@@ -53,7 +53,6 @@ export interface SnippetResult {
   readonly omitted: number;
 }
 
-/** A scored window, before its candidate is built. */
 /** What a file brings to each of its windows' scores: its path, proximity and prior. */
 interface FileContext {
   path: number;
@@ -64,6 +63,7 @@ interface FileContext {
   prior: number;
 }
 
+/** A scored window, before its candidate is built. */
 interface Ranked {
   /** The frame id the framework will give it, without the plugin prefix; built only when a tie needs it. */
   id?: string;
