@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { sharedLayerSource } from "./test/test-support/template-layers.js";
 
@@ -30,6 +31,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Vitest's default is one worker fewer than the cores: on a 2-core machine one file at a
+    // time, while most of the suite's time is e2e files waiting on child processes (npm, rg,
+    // providers). Two files at once use both cores.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     server: {
       deps: {
         // eventsource-parser (which the MCP SDK's HTTP client imports) exports TypeScript sources under
