@@ -32,14 +32,10 @@ export function startRuntime(runtime: ProviderRuntime): Promise<void> {
 function preloadWhenIdle(runtime: ProviderRuntime): void {
   const { signal } = runtime.lifetime;
   if (signal.aborted) return;
-  const timer = setTimeout(() => {
-    signal.removeEventListener("abort", cancel);
-    if (!signal.aborted) runtime.counter.preload();
-  }, PRELOAD_DELAY_MS);
+  const timer = setTimeout(() => runtime.counter.preload(), PRELOAD_DELAY_MS);
   // Never what keeps the process alive: a provider with nothing else to do may exit.
   timer.unref();
-  const cancel = () => clearTimeout(timer);
-  signal.addEventListener("abort", cancel, { once: true });
+  signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
 }
 
 /** Stops setups and searches, and closes every plugin; a plugin's failure to close is only logged. */
