@@ -14,7 +14,7 @@
  * `JSON.parse` of the whole message.
  */
 
-import { type FileLines, LineTable, plainLineBytes } from "./line-table.js";
+import { type FileLines, LineSlab, LineTable, plainLineBytes } from "./line-table.js";
 
 export type { FileLines, LineRecord } from "./line-table.js";
 
@@ -48,6 +48,11 @@ export interface CollectorOptions {
    * the file alone, so the files kept do not depend on the order they arrive in.
    */
   score?: (file: FileMatches) => number;
+  /**
+   * Where the lines of this search are held (default: a slab of its own). A slab from a
+   * {@link LineSlabPool} is given back only once nothing reads the files' lines any more.
+   */
+  slab?: LineSlab;
 }
 
 /** A kept file and its weight. */
@@ -182,9 +187,11 @@ export class RgJsonCollector {
   /** The file of the last `begin`: rg writes each file's messages together, so nearly always this one. */
   #current: Pending | undefined;
   readonly #options: CollectorOptions;
+  readonly #slab: LineSlab;
 
   constructor(options: CollectorOptions) {
     this.#options = options;
+    this.#slab = options.slab ?? new LineSlab();
   }
 
   /** Never true: the collector reads all of rg's output (see {@link CollectorOptions.maxMatches}). */
@@ -202,13 +209,10 @@ export class RgJsonCollector {
 
   /**
    * Bytes of line text held for the kept files and those still arriving: bounded by the
-   * match cap, not by how much rg prints (a dropped file's lines go with it).
+   * match cap, not by how much rg prints (a dropped file's lines are compacted away).
    */
   get heldBytes(): number {
-    let held = 0;
-    for (const { file } of this.#kept) held += (file.lines as LineTable).heldBytes;
-    for (const file of this.#pending.values()) held += file.lines.heldBytes;
-    return held;
+    return this.#slab.heldBytes;
   }
 
   /** Takes one line of rg's output (without its newline); always true (rg may go on). */
@@ -233,6 +237,7 @@ export class RgJsonCollector {
     const entry = { file, score: this.#options.score?.(file) ?? file.matchLines.length };
     if (this.#threshold !== undefined && better(entry, this.#threshold) > 0) {
       this.dropped++;
+      (file.lines as LineTable).discard();
       return;
     }
     this.#kept.push(entry);
@@ -243,6 +248,7 @@ export class RgJsonCollector {
       const worst = this.#kept.pop() as Kept;
       this.matches -= worst.file.matchLines.length;
       this.dropped++;
+      (worst.file.lines as LineTable).discard();
       if (this.#threshold === undefined || better(worst, this.#threshold) < 0) this.#threshold = worst;
     }
   }
@@ -473,7 +479,7 @@ export class RgJsonCollector {
       key: Buffer.from(rawKey),
       path,
       pathBytes: bytes !== undefined ? stripDotSlash(bytes) : undefined,
-      lines: new LineTable(),
+      lines: new LineTable(this.#slab),
       matchLines: [],
       lastLine: 0,
     };
@@ -539,9 +545,13 @@ export class RgJsonCollector {
     // rg reports matches it printed before noticing a NUL byte: such a file is binary after all.
     if (binary) {
       this.binary++;
+      file.lines.discard();
       return;
     }
-    if (file.matchLines.length === 0) return;
+    if (file.matchLines.length === 0) {
+      file.lines.discard();
+      return;
+    }
     this.#keep({
       path: file.path,
       pathBytes: file.pathBytes,

@@ -1,15 +1,22 @@
 /**
- * The lines rg returned for one file, held without a JavaScript object or string per
- * line: each line's JSON string is copied, as rg wrote it, into the file's own byte
- * arena, and decoded only when someone reads its text. An arena per file, not one per
- * search: a file dropped at the match cap takes its bytes with it, so a search holds
- * what its kept files hold however much rg prints.
+ * The lines rg returned, held without a JavaScript object or string per line: each
+ * line's JSON string is copied, as rg wrote it, into a byte arena and decoded only when
+ * someone reads its text; its number, flags, place in the arena and file offset are
+ * numbers in typed arrays. One {@link LineSlab} holds the lines of every file of one
+ * search; a {@link LineTable} is one file's rows in it.
  *
  * Why: a search holds tens of thousands of lines (matches and their context) until it
  * ends, and most context lines never ship. Kept as strings and records, they all
  * outlive several young-generation collections and get copied and promoted each time;
- * that was about a sixth of the plugin's CPU. In an arena (off the heap) they cost the
- * collector nothing, and only the lines of the windows that ship are ever decoded.
+ * that was about a sixth of the plugin's CPU. A table per file in plain arrays and a
+ * `Map` was still ~2.4 MB of small heap arrays on a large search, copied and promoted by
+ * the scavenge every query landed in (~8 ms of pause a query, and the GC's helper threads
+ * competing with rg for the cores). In typed arrays the collector never scans or copies
+ * them, and a slab reused from search to search ({@link LineSlabPool}) is not garbage at all.
+ *
+ * A file dropped at the match cap leaves dead rows and bytes behind; once they outweigh
+ * the live ones the slab is compacted, so a search holds what its kept files hold, however
+ * much rg prints.
  */
 
 /** One line rg returned. */
@@ -58,6 +65,11 @@ export class ByteArena {
   /** Bytes in use. */
   get used(): number {
     return this.#used;
+  }
+
+  /** Forgets every byte (the capacity stays, for the next search). */
+  reset(): void {
+    this.#used = 0;
   }
 
   /** Copies `source[start, end)` in; returns where it starts in {@link bytes}. */
@@ -109,81 +121,357 @@ const MATCH = 1;
 const LOSSY = 2;
 const TEXT = 4;
 
-/** One file's lines: see the module comment. Written by the collector, read through {@link FileLines}. */
-export class LineTable implements FileLines {
-  readonly #arena = new ByteArena();
-  /** Line number → slot in the arrays below (a map of small integers: no object per line). */
-  readonly #slots = new Map<number, number>();
-  /** Where the line's JSON string is in the arena; -1 when its text is held in {@link #decoded} or it has none. */
-  readonly #starts: number[] = [];
-  readonly #ends: number[] = [];
-  readonly #offsets: number[] = [];
-  readonly #flags: number[] = [];
-  /** Texts decoded when the line arrived (non-UTF-8 lines, and the few whose length needed decoding to judge). */
-  #decoded: Map<number, string> | undefined;
+/** A row of {@link LineSlab}: the line's number, flags, JSON string in the arena (or -1) and file offset. */
+const NUMBER = 0;
+const FLAGS = 1;
+const START = 2;
+const END = 3;
+const OFFSET = 4;
+const STRIDE = 5;
 
-  get size(): number {
-    return this.#slots.size;
+const INITIAL_ROWS = 1024;
+const INITIAL_BYTES = 64 * 1024;
+/** Dead bytes below this are never worth a compaction. */
+const MIN_DEAD_BYTES = 16 * 1024;
+
+/**
+ * The lines of one search's files: rows of numbers in one `Float64Array` (no integer
+ * limit on line numbers or offsets) and their JSON strings in one {@link ByteArena}.
+ * Rows are written through {@link LineTable}s; the slab only grows, resets and compacts.
+ */
+export class LineSlab {
+  #rows = new Float64Array(INITIAL_ROWS * STRIDE);
+  #length = 0;
+  #arena = new ByteArena(INITIAL_BYTES);
+  #deadRows = 0;
+  #deadBytes = 0;
+  #generation = 0;
+  /** The tables not discarded: what a compaction keeps. */
+  readonly #tables = new Set<LineTable>();
+  readonly #minDeadBytes: number;
+  readonly #minDeadRows: number;
+
+  /** `minDeadBytes` and `minDeadRows`: the least dead bytes or rows worth a compaction (tests set 0). */
+  constructor(options: { minDeadBytes?: number; minDeadRows?: number } = {}) {
+    this.#minDeadBytes = options.minDeadBytes ?? MIN_DEAD_BYTES;
+    this.#minDeadRows = options.minDeadRows ?? INITIAL_ROWS;
   }
 
-  #slot(number: number): number {
-    const known = this.#slots.get(number);
-    if (known !== undefined) {
-      this.#decoded?.delete(known);
+  /** The rows' numbers: valid only until the next row is added. @internal */
+  get rows(): Float64Array {
+    return this.#rows;
+  }
+
+  /** Rows in use (live or dead). @internal */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The arena of the rows' JSON strings. @internal */
+  get arena(): ByteArena {
+    return this.#arena;
+  }
+
+  /** Changes on every {@link reset}: a table of an earlier search refuses to be read. @internal */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Bytes of line text in use, dead ones not yet compacted away included. */
+  get heldBytes(): number {
+    return this.#arena.used;
+  }
+
+  /** Bytes allocated for rows and text, in use or not: what keeping the slab for the next search costs. */
+  get capacityBytes(): number {
+    return this.#rows.byteLength + this.#arena.capacity;
+  }
+
+  /** Starts over for another search: every table made so far becomes unreadable. */
+  reset(): this {
+    this.#length = 0;
+    this.#arena.reset();
+    this.#deadRows = 0;
+    this.#deadBytes = 0;
+    this.#tables.clear();
+    this.#generation++;
+    return this;
+  }
+
+  /** Registers a new table. @internal */
+  attach(table: LineTable): void {
+    this.#tables.add(table);
+  }
+
+  /** Appends `count` rows (zeroed); returns the first. @internal */
+  addRows(count: number): number {
+    const needed = (this.#length + count) * STRIDE;
+    if (needed > this.#rows.length) {
+      const grown = new Float64Array(Math.max(this.#rows.length * 2, needed));
+      grown.set(this.#rows.subarray(0, this.#length * STRIDE));
+      this.#rows = grown;
+    }
+    const first = this.#length;
+    this.#rows.fill(0, first * STRIDE, needed);
+    this.#length += count;
+    return first;
+  }
+
+  /** Counts rows and bytes no table uses any more (a line recorded again, a table moved). @internal */
+  bury(rows: number, bytes: number): void {
+    this.#deadRows += rows;
+    this.#deadBytes += bytes;
+  }
+
+  /**
+   * A table is gone (its file dropped): its rows and bytes are dead, and once the dead
+   * outweigh the live ones the slab is compacted. Only here: no table is being written. @internal
+   */
+  detach(table: LineTable, rows: number, bytes: number): void {
+    if (!this.#tables.delete(table)) return;
+    this.bury(rows, bytes);
+    const liveBytes = this.#arena.used - this.#deadBytes;
+    const liveRows = this.#length - this.#deadRows;
+    const bytesOutweigh = this.#deadBytes >= this.#minDeadBytes && this.#deadBytes > liveBytes;
+    if (bytesOutweigh || this.#deadRows > Math.max(liveRows, this.#minDeadRows)) this.#compact(liveRows, liveBytes);
+  }
+
+  /** Copies the live tables' rows and bytes into fresh arrays, in table order. */
+  #compact(liveRows: number, liveBytes: number): void {
+    const rows = new Float64Array(Math.max(INITIAL_ROWS, 2 * liveRows) * STRIDE);
+    const arena = new ByteArena(Math.max(INITIAL_BYTES, 2 * liveBytes));
+    let length = 0;
+    for (const table of this.#tables) length = table.relocate(this.#rows, this.#arena.bytes, rows, arena, length);
+    this.#rows = rows;
+    this.#arena = arena;
+    this.#length = length;
+    this.#deadRows = 0;
+    this.#deadBytes = 0;
+  }
+}
+
+/**
+ * Slabs kept from search to search, so the lines of a search are not garbage: at most
+ * `keep` of them (one per concurrent search), none larger than `maxBytes` (a search
+ * that needed more gives its slab back to the garbage collector).
+ */
+export class LineSlabPool {
+  readonly #free: LineSlab[] = [];
+  readonly #keep: number;
+  readonly #maxBytes: number;
+
+  constructor(options: { keep: number; maxBytes: number }) {
+    this.#keep = options.keep;
+    this.#maxBytes = options.maxBytes;
+  }
+
+  /** A slab with nothing in it. */
+  acquire(): LineSlab {
+    return this.#free.pop() ?? new LineSlab();
+  }
+
+  /** Gives a slab back once nothing of its search will be read again (its tables refuse reads from now on). */
+  release(slab: LineSlab): void {
+    slab.reset();
+    if (this.#free.length < this.#keep && slab.capacityBytes <= this.#maxBytes) this.#free.push(slab);
+  }
+}
+
+/**
+ * One file's lines: its rows of a {@link LineSlab}, consecutive and ascending by line
+ * number (rg reports a file's lines in order, so they are appended; anything else is
+ * moved or inserted to keep it so). Written by the collector, read through {@link FileLines}.
+ */
+export class LineTable implements FileLines {
+  readonly #slab: LineSlab;
+  readonly #generation: number;
+  #from: number;
+  #to: number;
+  /** Arena bytes this table's rows use. */
+  #bytes = 0;
+  /** Texts decoded when the line arrived, by line number (non-UTF-8 lines, and the few whose length needed decoding to judge). */
+  #decoded: Map<number, string> | undefined;
+
+  constructor(slab: LineSlab = new LineSlab()) {
+    this.#slab = slab;
+    this.#generation = slab.generation;
+    this.#from = slab.length;
+    this.#to = slab.length;
+    slab.attach(this);
+  }
+
+  get size(): number {
+    this.#check();
+    return this.#to - this.#from;
+  }
+
+  /** Bytes of line text this table holds. */
+  get heldBytes(): number {
+    return this.#bytes;
+  }
+
+  #check(): LineSlab {
+    if (this.#slab.generation !== this.#generation)
+      throw new Error("a line table was read after its search released it");
+    return this.#slab;
+  }
+
+  /** The row found last: readers mostly go line by line, so the next one is usually at or after it. */
+  #last = 0;
+
+  /** The row of line `number`, or -1. */
+  #find(number: number): number {
+    const rows = this.#slab.rows;
+    const last = this.#last;
+    if (last >= this.#from && last < this.#to) {
+      if (rows[last * STRIDE + NUMBER] === number) return last;
+      if (last + 1 < this.#to && rows[(last + 1) * STRIDE + NUMBER] === number) {
+        this.#last = last + 1;
+        return last + 1;
+      }
+    }
+    let low = this.#from;
+    let high = this.#to;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      const at = rows[middle * STRIDE + NUMBER] as number;
+      if (at < number) low = middle + 1;
+      else if (at > number) high = middle;
+      else {
+        this.#last = middle;
+        return middle;
+      }
+    }
+    return -1;
+  }
+
+  /** The row for line `number`: appended (the usual case), or the line's own when recorded again, or inserted in order. */
+  #row(number: number): number {
+    const slab = this.#check();
+    const atEnd = this.#to === slab.length;
+    if (atEnd && (this.#to === this.#from || number > (slab.rows[(this.#to - 1) * STRIDE + NUMBER] as number))) {
+      const row = slab.addRows(1);
+      this.#to++;
+      slab.rows[row * STRIDE + NUMBER] = number;
+      return row;
+    }
+    const known = this.#find(number);
+    if (known !== -1) {
+      this.#decoded?.delete(number);
+      this.#release(known);
       return known;
     }
-    const slot = this.#flags.length;
-    this.#slots.set(number, slot);
-    this.#starts.push(-1);
-    this.#ends.push(-1);
-    this.#offsets.push(-1);
-    this.#flags.push(0);
-    return slot;
+    if (!atEnd) this.#moveToEnd();
+    // Inserted in order: the table's rows are now the slab's last, so the ones after it shift up by one.
+    slab.addRows(1);
+    const rows = slab.rows;
+    let at = this.#to;
+    while (at > this.#from && (rows[(at - 1) * STRIDE + NUMBER] as number) > number) at--;
+    rows.copyWithin((at + 1) * STRIDE, at * STRIDE, this.#to * STRIDE);
+    rows.fill(0, at * STRIDE, (at + 1) * STRIDE);
+    rows[at * STRIDE + NUMBER] = number;
+    this.#to++;
+    return at;
+  }
+
+  /** Moves this table's rows to the slab's end (another file's rows came after them); the old ones are dead. */
+  #moveToEnd(): void {
+    const slab = this.#slab;
+    const count = this.#to - this.#from;
+    const first = slab.addRows(count);
+    slab.rows.copyWithin(first * STRIDE, this.#from * STRIDE, this.#to * STRIDE);
+    this.#from = first;
+    this.#to = first + count;
+    slab.bury(count, 0);
+  }
+
+  /** The row's bytes are no longer this table's (it is being recorded again). */
+  #release(row: number): void {
+    const rows = this.#slab.rows;
+    const start = rows[row * STRIDE + START] as number;
+    if (start < 0 || (rows[row * STRIDE + FLAGS] as number) === 0) return;
+    const length = (rows[row * STRIDE + END] as number) - start;
+    this.#bytes -= length;
+    this.#slab.bury(0, length);
   }
 
   /** Records a line whose text is the JSON string at `json[start, end)` (quotes included), copied into the arena. */
   addJson(number: number, match: boolean, offset: number, json: Buffer, start: number, end: number): void {
-    const slot = this.#slot(number);
-    const at = this.#arena.append(json, start, end);
-    this.#starts[slot] = at;
-    this.#ends[slot] = at + end - start;
-    this.#offsets[slot] = offset;
-    this.#flags[slot] = TEXT | (match ? MATCH : 0);
+    const row = this.#row(number);
+    const at = this.#slab.arena.append(json, start, end);
+    const rows = this.#slab.rows;
+    const base = row * STRIDE;
+    rows[base + FLAGS] = TEXT | (match ? MATCH : 0);
+    rows[base + START] = at;
+    rows[base + END] = at + end - start;
+    rows[base + OFFSET] = offset;
+    this.#bytes += end - start;
   }
 
   /** Records a line with its text already decoded, or without text (`undefined`: too long to ship). */
   addText(number: number, match: boolean, lossy: boolean, offset: number, text: string | undefined): void {
-    const slot = this.#slot(number);
-    this.#starts[slot] = -1;
-    this.#ends[slot] = -1;
-    this.#offsets[slot] = text === undefined ? -1 : offset;
-    this.#flags[slot] = (match ? MATCH : 0) | (lossy ? LOSSY : 0) | (text === undefined ? 0 : TEXT);
+    const row = this.#row(number);
+    const rows = this.#slab.rows;
+    const base = row * STRIDE;
+    rows[base + FLAGS] = (match ? MATCH : 0) | (lossy ? LOSSY : 0) | (text === undefined ? 0 : TEXT);
+    rows[base + START] = -1;
+    rows[base + END] = -1;
+    rows[base + OFFSET] = text === undefined ? -1 : offset;
     if (text === undefined) return;
     this.#decoded ??= new Map();
-    this.#decoded.set(slot, text);
+    this.#decoded.set(number, text);
   }
 
-  /** Bytes this table's arena holds: what keeping the file costs beyond a few numbers per line. */
-  get heldBytes(): number {
-    return this.#arena.capacity;
+  /** The file is dropped: nothing of it is read again, and its rows and bytes may be compacted away. */
+  discard(): void {
+    if (this.#slab.generation !== this.#generation) return;
+    const rows = this.#to - this.#from;
+    const bytes = this.#bytes;
+    this.#from = this.#to = this.#slab.length;
+    this.#bytes = 0;
+    this.#decoded = undefined;
+    this.#slab.detach(this, rows, bytes);
+  }
+
+  /**
+   * Copies this table's rows from `rows` (their bytes from `bytes`) to `into` at row
+   * `at`, and its bytes into `arena`; returns the row after them. Used by a compaction. @internal
+   */
+  relocate(rows: Float64Array, bytes: Buffer, into: Float64Array, arena: ByteArena, at: number): number {
+    const count = this.#to - this.#from;
+    into.set(rows.subarray(this.#from * STRIDE, this.#to * STRIDE), at * STRIDE);
+    for (let row = at; row < at + count; row++) {
+      const start = into[row * STRIDE + START] as number;
+      if (start < 0 || (into[row * STRIDE + FLAGS] as number) === 0) continue;
+      const end = into[row * STRIDE + END] as number;
+      const moved = arena.append(bytes, start, end);
+      into[row * STRIDE + START] = moved;
+      into[row * STRIDE + END] = moved + end - start;
+    }
+    this.#from = at;
+    this.#to = at + count;
+    return this.#to;
   }
 
   hasText(number: number): boolean {
-    const slot = this.#slots.get(number);
-    return slot !== undefined && ((this.#flags[slot] as number) & TEXT) !== 0;
+    this.#check();
+    const row = this.#find(number);
+    return row !== -1 && ((this.#slab.rows[row * STRIDE + FLAGS] as number) & TEXT) !== 0;
   }
 
   text(number: number): string | undefined {
-    const slot = this.#slots.get(number);
-    return slot === undefined ? undefined : this.#textAt(slot);
+    this.#check();
+    const row = this.#find(number);
+    return row === -1 ? undefined : this.#textAt(row);
   }
 
-  #textAt(slot: number): string | undefined {
-    if (((this.#flags[slot] as number) & TEXT) === 0) return undefined;
-    const start = this.#starts[slot] as number;
-    if (start === -1) return this.#decoded?.get(slot);
-    const end = this.#ends[slot] as number;
-    const bytes = this.#arena.bytes;
+  #textAt(row: number): string | undefined {
+    const rows = this.#slab.rows;
+    if (((rows[row * STRIDE + FLAGS] as number) & TEXT) === 0) return undefined;
+    const start = rows[row * STRIDE + START] as number;
+    if (start < 0) return this.#decoded?.get(rows[row * STRIDE + NUMBER] as number);
+    const end = rows[row * STRIDE + END] as number;
+    const bytes = this.#slab.arena.bytes;
     const plain = plainLine(bytes, start, end);
     if (plain !== undefined) return plain;
     try {
@@ -195,22 +483,26 @@ export class LineTable implements FileLines {
   }
 
   get(number: number): LineRecord | undefined {
-    const slot = this.#slots.get(number);
-    return slot === undefined ? undefined : this.#recordAt(slot);
+    this.#check();
+    const row = this.#find(number);
+    return row === -1 ? undefined : this.#recordAt(row);
   }
 
-  #recordAt(slot: number): LineRecord {
-    const flags = this.#flags[slot] as number;
+  #recordAt(row: number): LineRecord {
+    const flags = this.#slab.rows[row * STRIDE + FLAGS] as number;
     return {
-      text: this.#textAt(slot),
+      text: this.#textAt(row),
       lossy: (flags & LOSSY) !== 0,
       match: (flags & MATCH) !== 0,
-      offset: this.#offsets[slot] as number,
+      offset: this.#slab.rows[row * STRIDE + OFFSET] as number,
     };
   }
 
-  /** Every line as `[number, record]`, in the order first recorded (as a `Map` iterates). */
+  /** Every line as `[number, record]`, ascending by line number. */
   *[Symbol.iterator](): IterableIterator<[number, LineRecord]> {
-    for (const [number, slot] of this.#slots) yield [number, this.#recordAt(slot)];
+    this.#check();
+    for (let row = this.#from; row < this.#to; row++) {
+      yield [this.#slab.rows[row * STRIDE + NUMBER] as number, this.#recordAt(row)];
+    }
   }
 }

@@ -8,6 +8,7 @@ import { RootReader } from "ocp-provider/fs";
 import { type Anchors, parseAnchors } from "./anchors.js";
 import { RgJsonCollector } from "./collect.js";
 import { confirmSnippets } from "./confirm.js";
+import { type LineSlab, LineSlabPool } from "./line-table.js";
 import { type ResolvedOptions, type RipgrepOptions, resolveOptions } from "./options.js";
 import { searchArgs } from "./rg-args.js";
 import { findRipgrep } from "./rg-binary.js";
@@ -22,6 +23,12 @@ import { budgetWindowLines } from "./windows.js";
 /** This package's version. */
 export const PACKAGE_VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
   .version;
+
+/**
+ * The largest line slab kept for the next search (rows and text): a semver-sized search
+ * over node_modules uses ~7 MB; one that needed more gives its slab back to the GC.
+ */
+const MAX_POOLED_SLAB_BYTES = 32 * 1024 * 1024;
 
 /** Time kept back from the framework's deadline for ranking and packing after rg stops. */
 const RANKING_RESERVE_MS = 250;
@@ -55,20 +62,42 @@ async function search(
   options: ResolvedOptions,
   reader: RootReader,
   binary: () => Promise<string>,
+  slabs: LineSlabPool,
   slot: Promise<ReleaseSlot>,
   plan: SearchPlan,
   ctx: SearchContext,
 ): Promise<SearchOutput> {
-  const { terms, anchors } = plan;
   const queued = performance.now();
   const release = await slot;
   const waited = Math.round(performance.now() - queued);
+  // The lines of this search live in the slab until its snippets are built; then it serves the next search.
+  const slab = slabs.acquire();
+  try {
+    return await searchWith(options, reader, binary, slab, release, waited, plan, ctx);
+  } finally {
+    slabs.release(slab);
+  }
+}
+
+/** {@link search} once its slot is granted: rg, then ranking; `release` gives the slot back when rg is gone. */
+async function searchWith(
+  options: ResolvedOptions,
+  reader: RootReader,
+  binary: () => Promise<string>,
+  slab: LineSlab,
+  release: ReleaseSlot,
+  waited: number,
+  plan: SearchPlan,
+  ctx: SearchContext,
+): Promise<SearchOutput> {
+  const { terms, anchors } = plan;
   // Term statistics over every file rg reports; the same numbers choose the files kept under the match cap.
   const stats = new TermStats(terms);
   const collector = new RgJsonCollector({
     maxLineBytes: options.maxLineBytes,
     maxMatches: options.maxMatches,
     score: (file) => stats.observe(file),
+    slab,
   });
   const stream = new RgJsonStream(collector);
   const started = performance.now();
@@ -138,6 +167,7 @@ export function ripgrep(options: RipgrepOptions): Plugin {
     rgPath ??= findRipgrep({ rgPath: resolved.rgPath }).then((found) => found.path);
     return rgPath;
   };
+  const slabs = new LineSlabPool({ keep: resolved.maxConcurrentSearches, maxBytes: MAX_POOLED_SLAB_BYTES });
   const slots = new SearchSlots({
     concurrency: resolved.maxConcurrentSearches,
     maxQueued: resolved.maxQueuedSearches,
@@ -175,6 +205,7 @@ export function ripgrep(options: RipgrepOptions): Plugin {
         resolved,
         reader,
         binary,
+        slabs,
         slots.acquire(() => ctx.signal),
         plan,
         ctx,
