@@ -21,8 +21,11 @@ export class TermStats {
   /** Files observed, and per term the files holding it. */
   files = 0;
   readonly df: number[];
-  /** Per observed file, which terms it holds (by index). */
-  readonly #present = new WeakMap<FileMatches, boolean[]>();
+  /**
+   * Per observed file, which terms it holds (by index). A `Map`, not a `WeakMap`: it lives
+   * exactly as long as its search, and every scavenge would have to trace a weak table.
+   */
+  readonly #present = new Map<FileMatches, boolean[]>();
 
   constructor(terms: readonly Term[]) {
     this.terms = terms;
@@ -35,15 +38,22 @@ export class TermStats {
     const known = this.#present.get(file);
     if (known !== undefined) return known;
     const found = this.terms.map(() => false);
-    for (const number of file.matchLines) {
-      const text = file.lines.text(number);
+    const { matchers } = this;
+    let missing = matchers.length;
+    // Once every term is found the rest of the lines cannot change the answer: not decoded at all.
+    for (let line = 0; line < file.matchLines.length && missing > 0; line++) {
+      const text = file.lines.text(file.matchLines[line] as number);
       if (text === undefined) continue;
-      this.matchers.forEach((matcher, i) => {
-        if (found[i]) return;
+      for (let i = 0; i < matchers.length; i++) {
+        if (found[i]) continue;
+        const matcher = matchers[i] as RegExp;
         matcher.lastIndex = 0;
-        found[i] = matcher.test(text);
+        if (matcher.test(text)) {
+          found[i] = true;
+          missing--;
+        }
         matcher.lastIndex = 0;
-      });
+      }
     }
     this.#present.set(file, found);
     this.files++;
