@@ -36,16 +36,21 @@ const STDERR_LIMIT = 4096;
 
 /** Runs rg once; see {@link RunRipgrepOptions}. Rejects if rg cannot be started or the signal aborts. */
 export function runRipgrep(options: RunRipgrepOptions): Promise<RunRipgrepResult> {
+  // No closure below refers to `options`: a closure keeps its whole scope alive, and the
+  // ChildProcess (its listeners) outlives this call a little while its exit is dispatched;
+  // the stdout handler, and with it a whole search's results, must not stay reachable then.
+  const { signal, rgPath, args, cwd, timeoutMs } = options;
+  let onStdout: RunRipgrepOptions["onStdout"] | undefined = options.onStdout;
   return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(options.signal.reason);
+    if (signal?.aborted) {
+      reject(signal.reason);
       return;
     }
     // RIPGREP_CONFIG_PATH would let the environment add flags; --no-config is passed too.
     const env = { ...process.env };
     delete env.RIPGREP_CONFIG_PATH;
-    const child = spawn(options.rgPath, [...options.args], {
-      cwd: options.cwd,
+    const child = spawn(rgPath, [...args], {
+      cwd,
       env,
       shell: false,
       stdio: ["ignore", "pipe", "pipe"],
@@ -61,33 +66,34 @@ export function runRipgrep(options: RunRipgrepOptions): Promise<RunRipgrepResult
     };
     const cleanup = () => {
       clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
+      onStdout = undefined;
     };
     const onAbort = () => {
       kill();
       if (settled) return;
       settled = true;
       cleanup();
-      const reason = options.signal?.reason;
+      const reason = signal?.reason;
       // Rejected once rg is gone, not before: a caller that bounds how many rg run at
       // once (the plugin's search slots) frees the slot only when the process is.
       if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) reject(reason);
       else child.once("exit", () => reject(reason));
     };
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.timeoutMs !== undefined) {
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (timeoutMs !== undefined) {
       timer = setTimeout(
         () => {
           if (ended === "exit") ended = "timeout";
           kill();
         },
-        Math.max(0, options.timeoutMs),
+        Math.max(0, timeoutMs),
       );
     }
 
     child.stdout.on("data", (chunk: Buffer) => {
-      if (ended !== "exit") return; // stopping: whatever is still buffered is not wanted
-      if (options.onStdout(chunk) === false) {
+      if (ended !== "exit" || onStdout === undefined) return; // stopping: whatever is still buffered is not wanted
+      if (onStdout(chunk) === false) {
         ended = "stopped";
         kill();
       }
@@ -101,7 +107,7 @@ export function runRipgrep(options: RunRipgrepOptions): Promise<RunRipgrepResult
       if (settled) return;
       settled = true;
       cleanup();
-      reject(new Error(`could not run ripgrep at '${options.rgPath}': ${error.message}`, { cause: error }));
+      reject(new Error(`could not run ripgrep at '${rgPath}': ${error.message}`, { cause: error }));
     });
     child.on("close", (code) => {
       if (settled) return;
