@@ -203,7 +203,7 @@ export class LineSlab {
     this.#tables.add(table);
   }
 
-  /** Appends `count` rows (zeroed); returns the first. @internal */
+  /** Appends `count` rows (not cleared: whoever adds a row writes all of it); returns the first. @internal */
   addRows(count: number): number {
     const needed = (this.#length + count) * STRIDE;
     if (needed > this.#rows.length) {
@@ -212,7 +212,6 @@ export class LineSlab {
       this.#rows = grown;
     }
     const first = this.#length;
-    this.#rows.fill(0, first * STRIDE, needed);
     this.#length += count;
     return first;
   }
