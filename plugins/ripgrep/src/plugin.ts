@@ -25,8 +25,8 @@ export const PACKAGE_VERSION: string = (createRequire(import.meta.url)("../packa
   .version;
 
 /**
- * The largest line slab kept for the next search (rows and text): a semver-sized search
- * over node_modules uses ~7 MB; one that needed more gives its slab back to the GC.
+ * The largest line slab kept for the next search (rows and text): the bench's semver search
+ * over node_modules grows one to ~2.4 MB; one that needed more gives its slab back to the GC.
  */
 const MAX_POOLED_SLAB_BYTES = 32 * 1024 * 1024;
 
