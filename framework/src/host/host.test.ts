@@ -95,6 +95,28 @@ describe("Host", () => {
     expect(scores).toEqual([...scores].sort((x, y) => y - x));
   });
 
+  it("reports 0 ms for a provider its consent gate refused, however long the gate took", async () => {
+    // A gate that takes 30 ms to say no: nothing is sent, so the provider was not asked.
+    const slowNo = {
+      isGranted: () => {
+        const until = performance.now() + 30;
+        while (performance.now() < until);
+        return false;
+      },
+    };
+    host = new Host();
+    host.add(
+      await connectStdio(process.execPath, ["--import", "tsx", FIXTURE, "--misbehave", "clean", "--egress"], {
+        cwd: ROOT,
+        report: () => {},
+        consent: slowNo,
+      }),
+      { name: "leaky" },
+    );
+    const result = await host.query({ goal: "retry policy configuration", max_frames: 3, max_tokens: 60 });
+    expect(result.reports).toMatchObject([{ provider: "leaky", status: "consent-required", elapsedMs: 0 }]);
+  });
+
   it("refuses a malformed query once, before anything is sent", async () => {
     host = new Host();
     host.add(await fixture("clean"));

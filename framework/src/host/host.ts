@@ -137,7 +137,9 @@ export class Host {
       return { report: { provider: name, status: "answered", frames: frames.length, tokens, elapsedMs }, frames };
     } catch (error) {
       const status = (error instanceof HostError && STATUS_BY_CODE[error.code]) || "error";
-      const elapsedMs = Math.round(performance.now() - started);
+      // Refused by the consent gate before anything was sent: the provider was not asked, so 0
+      // (as documented), not however long the gate took on a busy machine.
+      const elapsedMs = status === "consent-required" ? 0 : Math.round(performance.now() - started);
       const message = error instanceof Error ? error.message : String(error);
       return { report: { provider: name, status, frames: 0, tokens: 0, elapsedMs, message }, frames: [] };
     }
