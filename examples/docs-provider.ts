@@ -142,18 +142,21 @@ interface Indexed extends Section {
 /**
  * Longest passage, in characters (about four per token). A longer section is searched and
  * served as passages of at most this size, so a long section ranked first no longer fills
- * a small budget on its own, cut to its first lines: at 1024 tokens, up to four passages
- * ship. Measured on the tuned goals of bench/cases/docs.jsonl: 900 ships the gold section
- * for the most goals at 1024 tokens with the best MRR, 700–1200 within one goal of it.
+ * a small budget on its own, cut to its first lines: at 1024 tokens, six or more passages
+ * ship. Measured on the tuned goals of bench/cases/docs.jsonl as the docs grew (with
+ * {@link LATER_PASSAGE}): on the docs of 2026-12-03, 550–650 ship the gold section for the
+ * most goals at every budget (29 of 32), 500 and 700 one fewer, 800–900 two fewer at 1024.
  */
-const PASSAGE_CHARS = 900;
+const PASSAGE_CHARS = 600;
 
 /**
  * A later passage of a section already ranked above it weighs this much less per passage
- * before it, so the budget goes to other sections before it goes to more of the same one
- * (measured: every ratio from 0.2 to 0.5 ranks the same, 1 ships fewer gold sections).
+ * before it, so the budget goes to other sections before it goes to more of the same one.
+ * Measured with passages of 600: 0–0.2 ship the gold section for the most tuned goals,
+ * 0.3–0.5 one fewer. Not 0: a second passage of the best section should still outrank a
+ * section that barely matches.
  */
-const LATER_PASSAGE = 0.5;
+const LATER_PASSAGE = 0.2;
 
 /** A line range [from, to) of a section's lines. */
 type Span = [number, number];
