@@ -30,8 +30,8 @@ function queries(count: number, from = 0): string {
  * A served echo provider with its stdout split into lines as they arrive. With
  * `pauseMs`, the host reads like a busy one: after each chunk it stops reading for that long.
  */
-function serveEcho(pauseMs = 0) {
-  const child = spawn(process.execPath, [OCP_BIN, "serve", ECHO], { cwd: REPO });
+function serveEcho(pauseMs = 0, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [OCP_BIN, "serve", ECHO], { cwd: REPO, env: { ...process.env, ...env } });
   live.add(child);
   const lines: string[] = [];
   const watchers: { count: number; resolve: () => void }[] = [];
@@ -144,6 +144,30 @@ describe("ocp serve over stdio: a clean end", () => {
     ).toEqual([]);
     for (const result of results) expectEchoReplies(result.lines, COUNT);
   }, 240_000);
+
+  it("after EOF answers a batch whose searches outlast the shutdown drain window, then exits 0", async () => {
+    // Each search takes 1.5 s, twice the 700 ms a `shutdown` or signal would give it: as a
+    // first index build does when a batch is piped in with `printf … | ocp-symbols`.
+    const served = serveEcho(0, { ECHO_DELAY_MS: "1500" });
+    const started = performance.now();
+    served.child.stdin.end(HANDSHAKE + queries(3));
+    expect(await served.done).toBe(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+    expectEchoReplies(served.lines, 3);
+  }, 30_000);
+
+  it("a SIGTERM after EOF still ends slow searches within the drain window: each gets an error, exit 0", async () => {
+    const served = serveEcho(0, { ECHO_DELAY_MS: "20000" });
+    served.child.stdin.end(HANDSHAKE + queries(2));
+    await served.linesAtLeast(1);
+    // The EOF has been read by now (it came with the handshake): the signal comes after it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = performance.now();
+    served.child.kill("SIGTERM");
+    expect(await served.done).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(served.lines.slice(1).map((line) => JSON.parse(line).type)).toEqual(["error", "error"]);
+  }, 30_000);
 
   it("waits for a host that reads slowly but steadily, however long it takes: every reply arrives", async () => {
     // ~1.2 MiB of replies read one pipe-full (64 KiB) per 100 ms: about two seconds of reading after EOF.

@@ -199,6 +199,44 @@ describe("stdio transport", () => {
     expect((await connection.receive()).type).toBe("frames");
   });
 
+  /** A session on a pipe the host reads at once: what it wrote, as envelopes, and how it ended. */
+  function pipedSession(options: { drainMs?: number; stallMs?: number } = {}) {
+    const input = new PassThrough();
+    const written: string[] = [];
+    const output = Object.assign(new EventEmitter(), {
+      write(chunk: string | Uint8Array) {
+        written.push(String(chunk));
+        return true;
+      },
+    });
+    const server = serveStdio(delayedProvider(), { input, output, ...options });
+    input.write('{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n');
+    const replies = () => written.slice(1).map((line) => JSON.parse(line) as { type: string; result?: unknown });
+    return { input, server, replies };
+  }
+
+  it("after EOF answers a query slower than the drain window with its frames: a piped batch gets every answer", async () => {
+    const { input, server, replies } = pipedSession({ drainMs: 50, stallMs: 100 });
+    // Slower than the drain window and than stallMs: neither may cut a query short after EOF alone.
+    input.write(`${JSON.stringify(q("wait 400"))}\n${JSON.stringify(q("wait 10"))}\n`);
+    input.end();
+    const started = Date.now();
+    expect(await server.closed).toBe("eof");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(replies().map((reply) => reply.type)).toEqual(["frames", "frames"]);
+  });
+
+  it("a signal after EOF gives what is still running the drain window, then answers it with an error", async () => {
+    const { input, server, replies } = pipedSession({ drainMs: 50 });
+    input.write(`${JSON.stringify(q("wait 5000"))}\n`);
+    input.end();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const started = Date.now();
+    expect(await server.close("signal")).toBe("eof");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(replies().map((reply) => reply.type)).toEqual(["error"]);
+  });
+
   it("answers a query that outlives the drain window with an error instead of silence", async () => {
     const connection = connectInMemory(delayedProvider());
     await connection.handshake();
@@ -341,7 +379,7 @@ describe("stdio transport", () => {
     );
   });
 
-  it("after EOF gives each held query drainMs from when it is taken on, however late in another's window", async () => {
+  it("after EOF answers each held query, however late it is taken on: past the drain window too", async () => {
     // A source that cannot pause: what it sends while the output is full is held, in order.
     const input = new EventEmitter();
     const written: string[] = [];
@@ -395,7 +433,7 @@ describe("stdio transport", () => {
     full = true;
     // The first reply fills the pipe; the rest is held. Each "now" is answered and written as
     // it is taken on, one per read (at ~20, 40, 60 ms after the end); the query after them is
-    // taken on at ~80 ms and searches for 45 — past a window of 100 ms opened at the end.
+    // taken on at ~80 ms and searches for 45 — past the 100 ms a shutdown would have given it.
     const goals = ["now 0", "now 1", "now 2", "now 3", "wait 45", "now 4"];
     input.emit("data", goals.map((goal) => `${JSON.stringify(q(goal))}\n`).join(""));
     input.emit("end");

@@ -5,6 +5,10 @@
  * {@link runStdio} binds it to the process: stdout carries envelopes only,
  * SIGTERM/SIGINT/EOF/`shutdown` write every reply owed and exit 0.
  *
+ * EOF is not a request to stop: a host that writes a batch and closes its end (a shell
+ * pipe) still wants every answer, so after EOF each query runs to its own deadline. A
+ * `shutdown` or a signal, also one after EOF, gives the queries in flight `drainMs`.
+ *
  * Backpressure: while the output refuses more (a `write` returned false and no `drain`
  * came yet), no further request is taken: the lines already read wait and the input is
  * paused, so a host that stops reading cannot make the provider pile up replies.
@@ -48,12 +52,15 @@ export interface StdioOptions {
   output: ByteSink;
   /** Longest accepted line in bytes; longer ones get an `error` and are skipped. Default 1 MiB. */
   maxLineBytes?: number;
-  /** How long in-flight queries may run after the session ends before they are aborted. Default 700 ms. */
+  /**
+   * How long in-flight queries may run after `shutdown` or a signal before they are
+   * aborted (after EOF alone, each runs to its own deadline). Default 700 ms.
+   */
   drainMs?: number;
   /**
-   * Once the session is ending, how long may pass without a reply written (or the host
-   * reading one) before the replies still owed are dropped: a host that stopped reading
-   * must not keep the provider alive. Default 1000 ms.
+   * Once the session is ending, how long a reply may wait for the host to read (the output
+   * full, nothing written or read) before the replies still owed are dropped: a host that
+   * stopped reading must not keep the provider alive. Default 1000 ms.
    */
   stallMs?: number;
   /** Called once, synchronously, when the session starts ending (before draining). */
@@ -81,7 +88,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const stallMs = options.stallMs ?? 1000;
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
   const { session, respond, writer } = openResponder(provider);
-  // The queries taken on before the session ends share one abort signal; its drain window opens at the end.
+  // Every query shares one abort signal; its drain window opens at `shutdown` or a signal.
   const inflight = new AbortController();
   const queryOptions = { signal: inflight.signal };
   let drainWindow: NodeJS.Timeout | undefined;
@@ -199,22 +206,10 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       refuse(`malformed JSON: ${describeError(error).replace(/^SyntaxError: /, "")}`);
       return;
     }
-    enqueue(ending === undefined ? respond(value, queryOptions) : respondWithinOwnWindow(value));
+    // Lines are taken on after EOF too (those held behind a full output): like any other,
+    // each query runs to its own deadline unless a `shutdown` or signal opens the drain window.
+    enqueue(respond(value, queryOptions));
     if (session.state === "closed") void end("shutdown");
-  }
-
-  /**
-   * Answers a line taken on while the session ends (it was held behind a full output,
-   * and the host is reading): its query gets `drainMs` from now, not what is left of a
-   * window shared with others — a query taken on late in one would be aborted at once.
-   */
-  function respondWithinOwnWindow(value: unknown): Promise<SessionReply> | SessionReply {
-    const own = new AbortController();
-    const window = setTimeout(() => own.abort(new Error("provider shutting down")), drainMs);
-    const reply = respond(value, { signal: own.signal });
-    if (reply instanceof Promise) void reply.finally(() => clearTimeout(window));
-    else clearTimeout(window);
-    return reply;
   }
 
   /** Takes on `events` from `from` on, until the output saturates; the rest is held. */
@@ -278,24 +273,38 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     flush();
   }
 
+  /**
+   * `shutdown` or a signal: no further line is taken on, and the queries in flight get
+   * `drainMs` to finish; then they are aborted, which makes them answer at once with an
+   * error rather than leave the host waiting. Also when it comes after EOF.
+   */
+  function stop(): void {
+    stopped = true;
+    held = undefined;
+    drainWindow ??= setTimeout(() => inflight.abort(new Error("provider shutting down")), drainMs);
+    // Lines held after EOF are dropped now: an end already waiting may have nothing left to wait for.
+    settledAll();
+  }
+
   function end(reason: CloseReason): Promise<CloseReason> {
-    ending ??= (async () => {
+    if (ending !== undefined) {
+      if (reason !== "eof") stop();
+      return ending;
+    }
+    ending = (async () => {
       options.onEnd?.(reason);
-      if (reason !== "eof") {
-        stopped = true;
-        held = undefined;
-      }
+      // After EOF alone every query runs to its own deadline (see the module comment).
+      if (reason !== "eof") stop();
       input.removeAllListeners?.("data");
       input.pause?.();
-      // The queries in flight get `drainMs` to finish; then they are aborted, which makes
-      // them answer at once with an error rather than leave the host waiting.
-      drainWindow = setTimeout(() => inflight.abort(new Error("provider shutting down")), drainMs);
-      // Every reply owed is written as long as they keep going out; when none has for
-      // `stallMs` (the host stopped reading), the rest is dropped. These timers are what
-      // keeps the process alive meanwhile: never unref them.
+      // Every reply owed is written as long as the host reads them; when one has waited
+      // `stallMs` for a full output (the host stopped reading), the rest is dropped. These
+      // timers are what keeps the process alive meanwhile: never unref them.
       lastProgress = performance.now();
       let stall: NodeJS.Timeout | undefined;
       const watch = (): void => {
+        // Only a reply the output refuses counts: a query still searching is not the host's doing.
+        if (!waitingForDrain) lastProgress = performance.now();
         // Measured on the clock, not by the timer: a timer set after a long synchronous
         // stretch fires early, as Node's loop time was not updated during it.
         const quiet = performance.now() - lastProgress;
