@@ -287,14 +287,11 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   }
 
   function end(reason: CloseReason): Promise<CloseReason> {
-    if (ending !== undefined) {
-      if (reason !== "eof") stop();
-      return ending;
-    }
-    ending = (async () => {
+    // After EOF alone every query runs to its own deadline (see the module comment); a
+    // `shutdown` or signal stops the session, also one that EOF already began to end.
+    if (reason !== "eof") stop();
+    ending ??= (async () => {
       options.onEnd?.(reason);
-      // After EOF alone every query runs to its own deadline (see the module comment).
-      if (reason !== "eof") stop();
       input.removeAllListeners?.("data");
       input.pause?.();
       // Every reply owed is written as long as the host reads them; when one has waited
