@@ -6,6 +6,7 @@
 
 import { CREATE_ERROR_CODES, CreateError } from "create-ocp-provider";
 import { FACT_ERRORS, FactError } from "ocp-plugin-facts";
+import { CACHE_ERRORS, CacheError } from "ocp-plugin-symbols";
 import { CodedError, ERROR_CODES, isCodedError, OcpError, UserError } from "ocp-provider";
 import { CodedError as CliCodedError } from "ocp-provider/cli";
 import { HOST_ERROR_CODES, HostError, ProviderTimeoutError } from "ocp-provider/host";
@@ -21,6 +22,7 @@ describe("CodedError", () => {
     [new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, "m"), "CreateError", "OCP_ERR_CREATE_TARGET_NOT_EMPTY"],
     [new FactError(FACT_ERRORS.BAD_TIME, "m"), "FactError", "OCP_FACTS_BAD_TIME"],
     [new McpBridgeError(MCP_ERROR_CODES.EGRESS, "m"), "McpBridgeError", "OCP_ERR_MCP_EGRESS"],
+    [new CacheError(CACHE_ERRORS.FOREIGN, "m"), "CacheError", "OCP_ERR_SYMBOLS_CACHE_FOREIGN"],
   ];
 
   it.each(errors.map(([error, name, code]) => [name, error, code] as const))(

@@ -1,8 +1,9 @@
 /**
  * The one base class of every local error with a stable code in this repository:
  * the core's `OcpError` and `UserError`, the host client's `HostError`, the
- * generator's `CreateError`, the fact store's `FactError`. Callers branch on
- * `error instanceof CodedError` and `error.code`, whichever package threw.
+ * generator's `CreateError`, the fact store's `FactError`, the symbol index's
+ * `CacheError`. Callers branch on `error instanceof CodedError` and `error.code`,
+ * whichever package threw.
  * Pure, so the light `ocp-provider/cli` can export it too.
  */
 

@@ -30,5 +30,7 @@ export { Tier } from "./search/match.js";
 export { SCORE_BANDS, SCORE_WEIGHTS, symbolScore } from "./search/rank.js";
 export { queryTerms } from "./search/terms.js";
 export { DATABASE_FILE, DEFAULT_CACHE_DIR } from "./store/cache-dir.js";
+export { CACHE_ERRORS, CacheError, type CacheErrorCode } from "./store/errors.js";
 export { RACY_MS, racy, unchanged } from "./store/freshness.js";
+export { APPLICATION_ID } from "./store/ownership.js";
 export { type FileRow, INDEX_FORMAT, type SymbolRow, SymbolStore } from "./store/store.js";

@@ -13,7 +13,7 @@ export interface SymbolsOptions {
   root: string;
   /** The plugin's name (frame ids start with it). Default `symbols`. */
   name?: string;
-  /** Where the index is kept. Default `<root>/.ocp-cache` (or the user cache directory if the root is read-only). */
+  /** Where the index is kept. Default `<root>/.ocp-cache` (or the user cache directory if the root is read-only); never reached through a link under the root. */
   cacheDir?: string;
   /** Index hidden files and directories too (never `.git`). Default false. */
   hidden?: boolean;

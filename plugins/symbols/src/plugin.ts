@@ -44,7 +44,12 @@ export function describePass(stats: PassStats): string {
 
 /** Opens the index for `options` (the cache file, the store, the name table), without building it. */
 export function openIndex(options: ResolvedOptions, log: Logger): Indexer {
-  const file = resolveDatabaseFile({ root: options.root, cacheDir: options.cacheDir, log });
+  const file = resolveDatabaseFile({
+    root: options.root,
+    configuredRoot: options.configuredRoot,
+    cacheDir: options.cacheDir,
+    log,
+  });
   const store = SymbolStore.open({ file, root: options.root, log });
   return new Indexer({
     root: options.root,

@@ -6,16 +6,19 @@
  * rows instead of a hundred thousand; the `symbols` view lays them out one row per
  * symbol for anyone querying the cache with SQL.
  *
- * The file format is versioned with `PRAGMA user_version`: a cache written by another
- * format (or for another root) is emptied and rebuilt, never misread; a file that is
- * not a database at all is replaced. WAL mode and a busy timeout let two providers on
- * the same root share the cache.
+ * The file format is versioned with `PRAGMA user_version`: a cache of ours written by
+ * another format (or for another root) is emptied and rebuilt, never misread; a file that
+ * is not a database at all is replaced. A database the plugin did not create is never
+ * touched (ownership.ts), and the file is never reached through a link (cache-file.ts).
+ * WAL mode and a busy timeout let two providers on the same root share the cache.
  */
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { Logger } from "ocp-provider";
 import { EMPTY_BAG, type TermBag } from "../extract/bag.js";
 import type { ExtractedSymbol, ExtractionMethod, FileExtraction, FileStatus, Language, SymbolKind } from "../model.js";
+import { checkOpenedAs, prepareDatabaseFile, SIDECARS } from "./cache-file.js";
+import { APPLICATION_ID, ownerOf } from "./ownership.js";
 
 /**
  * The format of the cache: bump it whenever the schema or what the extractors
@@ -247,7 +250,8 @@ export class SymbolStore {
     } catch (error) {
       if (options.file === ":memory:" || !isNotADatabase(error)) throw error;
       options.log.warn(`cache ${options.file} is not a usable database (${(error as Error).message}); replacing it`);
-      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${options.file}${suffix}`, { force: true });
+      // Checked as plain files by the failed connect (and rm removes a link, never what it names).
+      for (const suffix of ["", ...SIDECARS]) rmSync(`${options.file}${suffix}`, { force: true });
       db = connect(options);
     }
     return new SymbolStore(db, options.file);
@@ -371,27 +375,43 @@ function isNotADatabase(error: unknown): boolean {
   return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT";
 }
 
-/** Opens the file and makes its schema this format's, rebuilding an incompatible one. */
+/**
+ * Opens the file and makes its schema this format's, rebuilding an incompatible cache of
+ * ours. Nothing is written before the file is known to be ours: a foreign database is
+ * refused as it was found.
+ */
 function connect(options: StoreOptions): Database.Database {
-  const fresh = options.file === ":memory:" || !existsSync(options.file);
-  const db = new Database(options.file);
+  const onDisk = options.file !== ":memory:";
+  const realPath = onDisk ? prepareDatabaseFile(options.file) : undefined;
+  // The file exists now (made above, not through a link): SQLite must not create one elsewhere.
+  const db = new Database(options.file, { fileMustExist: onDisk });
   try {
     db.pragma("busy_timeout = 5000");
-    if (options.file !== ":memory:") db.pragma("journal_mode = WAL");
+    if (realPath !== undefined) {
+      const [main] = db.pragma("database_list") as { name: string; file: string }[];
+      checkOpenedAs(main?.file ?? "", options.file, realPath);
+    }
+    ownerOf(db, options.file);
+    if (onDisk) db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     // IMMEDIATE: two providers starting together must not both rebuild the schema.
     db.transaction(() => {
+      const owner = ownerOf(db, options.file);
       const version = db.pragma("user_version", { simple: true }) as number;
       const root =
-        version === INDEX_FORMAT
+        owner !== "empty" && version === INDEX_FORMAT
           ? (db.prepare("SELECT value FROM meta WHERE key = 'root'").get() as { value: string } | undefined)?.value
           : undefined;
-      if (version === INDEX_FORMAT && root === options.root) return;
-      if (!fresh && version !== 0) {
+      if (version === INDEX_FORMAT && root === options.root) {
+        // A cache of this format from before the mark: ours, so marked now rather than rebuilt.
+        if (owner === "unmarked") db.pragma(`application_id = ${APPLICATION_ID}`);
+        return;
+      }
+      if (owner !== "empty") {
         const why = version !== INDEX_FORMAT ? `format ${version}, this is ${INDEX_FORMAT}` : `made for root ${root}`;
         options.log.info(`cache ${options.file} is incompatible (${why}); rebuilding it`);
       }
-      // Whatever an older format left, tables or views, goes.
+      // Whatever an older format of ours left, tables or views, goes.
       const objects = db
         .prepare("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'")
         .all() as { type: "table" | "view"; name: string }[];
@@ -400,6 +420,7 @@ function connect(options: StoreOptions): Database.Database {
       db.exec(SCHEMA);
       db.prepare("INSERT INTO meta (key, value) VALUES ('root', ?)").run(options.root);
       db.pragma(`user_version = ${INDEX_FORMAT}`);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
     }).immediate();
     return db;
   } catch (error) {
