@@ -20,6 +20,8 @@ export const CREATE_ERROR_CODES = {
   NO_PROVIDER: "OCP_ERR_CODEMOD_NO_PROVIDER",
   /** A codemod target file or project is missing or unreadable. */
   CODEMOD_TARGET: "OCP_ERR_CODEMOD_TARGET",
+  /** A file the scaffolder or a codemod would write, or a directory on its way, is a symbolic link. */
+  SYMLINK: "OCP_ERR_CREATE_SYMLINK",
   /** A plugin's `"ocp"` field in its package.json is malformed (a field missing, a name taken twice). */
   PLUGIN_DECLARATION: "OCP_ERR_CREATE_PLUGIN_DECLARATION",
 } as const;

@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { refuseLinks } from "../create/no-links.js";
 import { referencePlugins } from "../create/reference-plugins.js";
 import { OWN_VERSION } from "../create/templates.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
@@ -62,7 +63,9 @@ async function readSource(file: string): Promise<string> {
 /**
  * Adds `import { <plugin> } from "ocp-plugin-<plugin>"` and `<plugin>({ ... })` to the
  * `defineProvider` call in `file`, and writes the file if that changed it. Throws
- * `OCP_ERR_CODEMOD_NO_PROVIDER` when the file has no `defineProvider({ plugins: [...] })`.
+ * `OCP_ERR_CODEMOD_NO_PROVIDER` when the file has no `defineProvider({ plugins: [...] })`,
+ * and `OCP_ERR_CREATE_SYMLINK` when it is a symbolic link (or a directory on its way
+ * from the working directory is).
  */
 export async function addPlugin(file: string, plugin: KnownPlugin): Promise<AddPluginResult> {
   const known = Object.hasOwn(KNOWN_PLUGINS, plugin) ? KNOWN_PLUGINS[plugin] : undefined;
@@ -73,6 +76,7 @@ export async function addPlugin(file: string, plugin: KnownPlugin): Promise<AddP
     );
   }
   const path = resolve(file);
+  refuseLinks(process.cwd(), path);
   const text = await readSource(path);
   const result = wirePlugin(text, path, { module: known.package, exportName: known.exportName, args: known.args });
   if (result.changed) await writeFile(path, result.text);
@@ -93,8 +97,10 @@ export function findPackageJson(dir: string): string | undefined {
  * dependency of any kind; keeps the file's indentation. Resolves to true if it changed the file.
  * Without `range`: the project's override for the package when it has one (a project made
  * from a clone installs ours from `.ocp-packages/` tarballs that way), else `^` our version.
+ * A package.json that is a symbolic link is refused (`OCP_ERR_CREATE_SYMLINK`).
  */
 export async function addDependency(packageJson: string, name: string, range?: string): Promise<boolean> {
+  refuseLinks(dirname(packageJson), packageJson);
   const text = await readFile(packageJson, "utf8");
   let manifest: Record<string, Record<string, string> | undefined>;
   try {

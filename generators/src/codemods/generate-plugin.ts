@@ -8,6 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { FRAME_KINDS, type FrameKind } from "ocp-provider";
 import { generateFiles } from "../create/generate.js";
+import { refuseLinks } from "../create/no-links.js";
 import { templatesDir } from "../create/template-dir.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 import { wirePlugin } from "./wire-plugin.js";
@@ -39,7 +40,10 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** Writes the plugin and its test, and wires it into the provider. Refuses to replace existing files. */
+/**
+ * Writes the plugin and its test, and wires it into the provider. Refuses to replace
+ * existing files, or to write through a symbolic link in the project (`src/plugins` → elsewhere).
+ */
 export async function generatePlugin(options: GeneratePluginOptions): Promise<GeneratedPlugin> {
   const { name } = options;
   if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(name)) {
@@ -69,6 +73,7 @@ export async function generatePlugin(options: GeneratePluginOptions): Promise<Ge
   // Check the provider file before writing anything, so a failure leaves the project as it was.
   let wiring: { text: string; changed: boolean } | undefined;
   if (providerFile !== undefined) {
+    refuseLinks(project, providerFile);
     const text = await readFile(providerFile, "utf8");
     const specifier = relative(join(providerFile, ".."), join(project, "src/plugins", `${name}.js`))
       .split("\\")

@@ -4,12 +4,14 @@
  * any other file is copied byte for byte, `_gitignore` becomes `.gitignore` (npm pack
  * drops files named .gitignore), `_partials/NAME.hbs` defines the partial `NAME`, and
  * `__key__` in a path is replaced by the data's `key` (`src/plugins/__fileName__.ts.hbs`).
- * A later layer's file replaces an earlier one's.
+ * A later layer's file replaces an earlier one's. Nothing is written through a
+ * symbolic link in the destination (no-links.ts).
  */
 import { copyFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import nodePlop, { type ActionType, type CustomActionFunction } from "node-plop";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+import { refuseLinks } from "./no-links.js";
 
 /** One file of the plan: where it comes from, and whether it is rendered. */
 interface PlannedFile {
@@ -76,6 +78,8 @@ const copyAction: CustomActionFunction = async (_answers, config) => {
 /** Writes the project; resolves to the relative paths written, sorted. Throws a {@link CreateError} on any failure. */
 export async function generateFiles(options: GenerateOptions): Promise<string[]> {
   const { files, partials } = await plan(options);
+  // Every target checked before the first is written: a refusal leaves the project as it was.
+  for (const target of files.keys()) refuseLinks(options.destination, join(options.destination, target));
   const plop = await nodePlop("", { destBasePath: options.destination, force: options.force });
   plop.setHelper("json", (value: unknown) => JSON.stringify(value));
   plop.setHelper("eq", (a: unknown, b: unknown) => a === b);
