@@ -4,9 +4,11 @@
  * miner should skip (a typo fix, a version bump, a lockfile, a new file, a merge, ...).
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { deflateSync } from "node:zlib";
 
 /** The fixture: its directory and the commit ids by name. */
 export interface GitFixture {
@@ -112,4 +114,20 @@ export function makeGitFixture(): GitFixture {
   gitIn(dir, ["merge", "-q", "--no-ff", "-m", "Merge the dark mode palette into the toolkit", "side"], clock++);
   commits.merge = gitIn(dir, ["rev-parse", "HEAD"]);
   return { dir, commits };
+}
+
+/**
+ * Writes a loose blob object to the repository in `dir` whose header says `size` bytes
+ * but whose compressed stream is cut short after its first bytes: git tells its size
+ * (`cat-file --batch-check`, `ls-tree -l`) but any read of its content fails and ends
+ * `git cat-file --batch`. A witness that a reader skipped an object by its size, unread.
+ * Returns its object id.
+ */
+export function writeUnreadableBlob(dir: string, size: number): string {
+  const whole = Buffer.concat([Buffer.from(`blob ${size}\0`), Buffer.alloc(size, "x\n")]);
+  const oid = createHash("sha1").update(whole).digest("hex");
+  const objects = resolve(dir, gitIn(dir, ["rev-parse", "--git-path", "objects"]));
+  mkdirSync(join(objects, oid.slice(0, 2)), { recursive: true });
+  writeFileSync(join(objects, oid.slice(0, 2), oid.slice(2)), deflateSync(whole).subarray(0, 256));
+  return oid;
 }

@@ -49,80 +49,206 @@ export async function openRepository(path: string, rev: string): Promise<Reposit
   return { path, head, shallow };
 }
 
-/** One object read by {@link BlobReader}. */
-export interface Blob {
-  /** The object's type: `blob` for file content. */
+/** An object's header, as `git cat-file --batch-check` and `--batch` give it. */
+export interface ObjectInfo {
+  /** The object id. */
+  readonly oid: string;
+  /** The object's type: `blob` for file content, `commit`, `tree`, `tag`. */
   readonly type: string;
-  readonly content: Buffer;
+  /** Its size in bytes. */
+  readonly size: number;
 }
 
+/** One object read by {@link BlobReader}. */
+export interface Blob extends ObjectInfo {
+  /** The content; undefined when the object is larger than the read allowed (it was never read). */
+  readonly content?: Buffer;
+}
+
+/** One reply of `git cat-file`: an object's header (and content, in `--batch` mode), or none for a missing name. */
+export type BatchReply = { readonly info: ObjectInfo; readonly content?: Buffer } | undefined;
+
+const OBJECT_HEADER = /^([0-9a-f]{40,64}) ([a-z]+) (\d+)$/;
+
 /**
- * A long-running `git cat-file --batch`: reads objects by name (`<commit>:<path>` or an
- * object id) exactly as stored, with no attribute conversion (eol, working-tree-encoding),
- * so a tree written from it holds the bytes a commit's diff was made from.
+ * Parses the output of `git cat-file --batch` (header line, content, newline) or
+ * `--batch-check` (header lines only) from chunks as they arrive. Linear: each content
+ * byte is copied once, into a buffer of the size the header announced; only the
+ * (short) header line is ever carried from one chunk to the next.
  */
-export class BlobReader {
+export class BatchReplyParser {
+  readonly #withContent: boolean;
+  /** Bytes of a header line that began in an earlier chunk. */
+  #header: Buffer[] = [];
+  #headerBytes = 0;
+  /** The object whose content is being filled, and how much of it (+1 for the newline after it) is still to come. */
+  #body: { info: ObjectInfo; content: Buffer; filled: number } | undefined;
+  #newlineDue = false;
+
+  /** `withContent`: `--batch` (true) or `--batch-check` (false). */
+  constructor(withContent: boolean) {
+    this.#withContent = withContent;
+  }
+
+  /** Takes the next chunk of output; returns the replies it completed, in order. */
+  push(chunk: Buffer): BatchReply[] {
+    const replies: BatchReply[] = [];
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.#body !== undefined) {
+        const body = this.#body;
+        const take = Math.min(body.content.length - body.filled, chunk.length - at);
+        chunk.copy(body.content, body.filled, at, at + take);
+        body.filled += take;
+        at += take;
+        if (body.filled < body.content.length) break;
+        this.#body = undefined;
+        this.#newlineDue = true;
+        replies.push({ info: body.info, content: body.content });
+        continue;
+      }
+      if (this.#newlineDue) {
+        // git ends each object's content with a newline of its own.
+        this.#newlineDue = false;
+        if (chunk[at] === 10) at++;
+        continue;
+      }
+      const newline = chunk.indexOf(10, at);
+      if (newline < 0) {
+        this.#keepHeader(chunk.subarray(at));
+        break;
+      }
+      this.#keepHeader(chunk.subarray(at, newline));
+      at = newline + 1;
+      const header = Buffer.concat(this.#header, this.#headerBytes).toString("utf8");
+      this.#header = [];
+      this.#headerBytes = 0;
+      const match = OBJECT_HEADER.exec(header);
+      if (match === null) {
+        // "<name> missing", "<name> ambiguous": no such object, and nothing follows.
+        replies.push(undefined);
+        continue;
+      }
+      const info = { oid: match[1] as string, type: match[2] as string, size: Number(match[3]) };
+      if (!this.#withContent) {
+        replies.push({ info });
+        continue;
+      }
+      this.#body = { info, content: Buffer.allocUnsafe(info.size), filled: 0 };
+      if (info.size === 0) {
+        this.#body = undefined;
+        this.#newlineDue = true;
+        replies.push({ info, content: Buffer.alloc(0) });
+      }
+    }
+    return replies;
+  }
+
+  #keepHeader(piece: Buffer): void {
+    if (piece.length === 0) return;
+    this.#headerBytes += piece.length;
+    // A header is an object id, a type and a size, or a name we sent: never this long.
+    if (this.#headerBytes > 64 * 1024)
+      throw new OcpError(ERROR_CODES.EVAL, "git cat-file wrote a header line over 64 KiB");
+    this.#header.push(Buffer.from(piece));
+  }
+}
+
+/** A long-running `git cat-file --batch` or `--batch-check`, answering names in the order they were sent. */
+class CatFile {
   readonly #child;
-  #buffer: Buffer = Buffer.alloc(0);
-  readonly #waiting: { resolve(blob: Blob | undefined): void; reject(error: Error): void }[] = [];
+  readonly #parser: BatchReplyParser;
+  readonly #waiting: { resolve(reply: BatchReply): void; reject(error: Error): void }[] = [];
   #failure: Error | undefined;
 
-  constructor(repo: string) {
-    this.#child = spawn("git", ["-C", repo, "cat-file", "--batch"], { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(repo: string, withContent: boolean) {
+    this.#parser = new BatchReplyParser(withContent);
+    const fail = (error: Error) => {
+      this.#failure ??= error;
+      for (const waiter of this.#waiting.splice(0)) waiter.reject(this.#failure);
+    };
+    const mode = withContent ? "--batch" : "--batch-check";
+    this.#child = spawn("git", ["-C", repo, "cat-file", mode], { stdio: ["pipe", "pipe", "pipe"] });
     this.#child.stdout.on("data", (chunk: Buffer) => {
-      this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
-      this.#drain();
+      let replies: BatchReply[];
+      try {
+        replies = this.#parser.push(chunk);
+      } catch (error) {
+        fail(error as Error);
+        this.#child.kill();
+        return;
+      }
+      for (const reply of replies) this.#waiting.shift()?.resolve(reply);
     });
     let stderr = "";
     this.#child.stderr.setEncoding("utf8");
     this.#child.stderr.on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-4096);
     });
-    const fail = (error: Error) => {
-      this.#failure ??= error;
-      for (const waiter of this.#waiting.splice(0)) waiter.reject(this.#failure);
-    };
     this.#child.on("error", (error) => fail(new OcpError(ERROR_CODES.EVAL, `git cat-file: ${error.message}`)));
     this.#child.on("exit", () => fail(new OcpError(ERROR_CODES.EVAL, `git cat-file ended: ${stderr.trim()}`)));
     this.#child.stdin.on("error", () => {});
   }
 
-  /** Reads one object; resolves undefined when it does not exist. */
-  read(name: string): Promise<Blob | undefined> {
+  ask(name: string): Promise<BatchReply> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
-    if (/[\r\n]/.test(name)) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
       this.#child.stdin.write(`${name}\n`);
     });
   }
 
-  /** Parses as many complete replies as the buffer holds, in request order. */
-  #drain(): void {
-    for (;;) {
-      const newline = this.#buffer.indexOf(10);
-      if (newline < 0) return;
-      const header = this.#buffer.subarray(0, newline).toString("utf8");
-      if (header.endsWith(" missing") || header.endsWith(" ambiguous")) {
-        this.#buffer = this.#buffer.subarray(newline + 1);
-        this.#waiting.shift()?.resolve(undefined);
-        continue;
-      }
-      const [, type, size] = header.split(" ");
-      const length = Number(size);
-      // The content and the newline git writes after it.
-      if (this.#buffer.length < newline + 1 + length + 1) return;
-      const content = Buffer.from(this.#buffer.subarray(newline + 1, newline + 1 + length));
-      this.#buffer = this.#buffer.subarray(newline + 1 + length + 1);
-      this.#waiting.shift()?.resolve({ type: type ?? "", content });
-    }
-  }
-
-  /** Ends the git process. */
   async close(): Promise<void> {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => this.#child.once("exit", () => resolve()));
     this.#child.stdin.end();
     await exited;
+  }
+}
+
+/**
+ * Reads objects by name (`<commit>:<path>` or an object id) exactly as stored, with no
+ * attribute conversion (eol, working-tree-encoding), so a tree written from it holds the
+ * bytes a commit's diff was made from. Two long-running git processes: `cat-file
+ * --batch-check` tells an object's size, so one over a read's limit is never read, and
+ * `cat-file --batch` reads the rest.
+ */
+export class BlobReader {
+  readonly #repo: string;
+  #contents: CatFile | undefined;
+  #headers: CatFile | undefined;
+
+  constructor(repo: string) {
+    this.#repo = repo;
+  }
+
+  /** An object's id, type and size, without reading it; undefined when it does not exist. */
+  async info(name: string): Promise<ObjectInfo | undefined> {
+    if (/[\r\n]/.test(name)) return undefined;
+    this.#headers ??= new CatFile(this.#repo, false);
+    return (await this.#headers.ask(name))?.info;
+  }
+
+  /**
+   * Reads one object; resolves undefined when it does not exist. With `maxBytes`, its size
+   * is asked first and an object larger than that comes back without content, unread.
+   */
+  async read(name: string, maxBytes?: number): Promise<Blob | undefined> {
+    if (/[\r\n]/.test(name)) return undefined;
+    let target = name;
+    if (maxBytes !== undefined) {
+      const info = await this.info(name);
+      if (info === undefined) return undefined;
+      if (info.size > maxBytes) return info;
+      target = info.oid;
+    }
+    this.#contents ??= new CatFile(this.#repo, true);
+    const reply = await this.#contents.ask(target);
+    return reply === undefined ? undefined : { ...reply.info, content: reply.content };
+  }
+
+  /** Ends the git processes. */
+  async close(): Promise<void> {
+    await Promise.all([this.#contents?.close(), this.#headers?.close()]);
   }
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import {
   makeGitFixture,
   RETRY_AFTER,
   RETRY_BEFORE,
+  writeUnreadableBlob,
 } from "../../../test/test-support/git-fixture.js";
 import { openRepository } from "./git.js";
 import { mineCases } from "./mine.js";
@@ -66,6 +67,31 @@ describe("mineCases", () => {
   it("mines a given revision's history only", async () => {
     const { cases } = await mineCases(fixture.dir, { cases: 10, rev: fixture.commits.typo });
     expect(cases.map((c) => c.commit)).toEqual([fixture.commits.retry]);
+  });
+});
+
+describe("mineCases over a hostile history", () => {
+  it("skips a gold file over 1 MiB by its size, without reading it", async () => {
+    const repo = mkdtempSync(join(tmpdir(), "ocp-eval-big-gold-"));
+    try {
+      gitIn(repo, ["init", "-q", "-b", "main"]);
+      // git cannot read this object's content: had the miner asked for it, git cat-file would have failed.
+      const big = writeUnreadableBlob(repo, 2 * 1024 * 1024);
+      gitIn(repo, ["update-index", "--add", "--cacheinfo", `100644,${big},src/big.ts`], 0);
+      gitIn(repo, ["commit", "-q", "-m", "Import the generated tables as one large module"], 0);
+      writeFileSync(join(repo, "small.ts"), "export const smaller = true;\n");
+      const smaller = gitIn(repo, ["hash-object", "-w", "small.ts"]);
+      gitIn(repo, ["update-index", "--add", "--cacheinfo", `100644,${smaller},src/big.ts`]);
+      gitIn(repo, ["commit", "-q", "-m", "Shrink the large tables module to the entries still used"], 1);
+      const { cases, stats } = await mineCases(repo, { cases: 5 });
+      expect(cases).toEqual([]);
+      expect(stats.skipped).toEqual({
+        "no parent (root commit, or the edge of a shallow clone)": 1,
+        "a gold file is larger than 1 MiB": 1,
+      });
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });
 

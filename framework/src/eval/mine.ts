@@ -13,6 +13,7 @@ import {
   goalFromMessage,
   heldOut,
   MAX_CHANGED_FILES,
+  MAX_GOLD_BYTES,
 } from "./rules.js";
 
 /** One evaluation case. */
@@ -98,7 +99,8 @@ async function logPage(repo: string, rev: string, skip: number): Promise<LogEntr
 
 /**
  * Why a commit makes no case, or its gold paths. `blobs` reads the parent's files to
- * reject binary, huge, generated or minified gold.
+ * reject binary, huge, generated or minified gold (a file over the size limit by its
+ * size alone, unread).
  */
 async function judge(entry: LogEntry, blobs: BlobReader): Promise<{ skip: string } | { gold: string[] }> {
   const [parent] = entry.parents;
@@ -117,8 +119,9 @@ async function judge(entry: LogEntry, blobs: BlobReader): Promise<{ skip: string
   if (gold.length < GOLD_FILES.min) return { skip: "changes no source file" };
   if (gold.length > GOLD_FILES.max) return { skip: `changes more than ${GOLD_FILES.max} source files` };
   for (const path of gold) {
-    const blob = await blobs.read(`${parent}:${path}`);
+    const blob = await blobs.read(`${parent}:${path}`, MAX_GOLD_BYTES);
     if (blob === undefined || blob.type !== "blob") return { skip: "a gold file is not a file in the parent" };
+    if (blob.content === undefined) return { skip: "a gold file is larger than 1 MiB" };
     const why = excludedContent(blob.content);
     if (why !== undefined) return { skip: `a gold file is ${why}` };
   }

@@ -12,8 +12,15 @@ import { dirname, join } from "node:path";
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { BlobReader, git } from "./git.js";
 
-/** Files are written in batches this large: enough to keep git busy, bounded in memory. */
-const BATCH = 128;
+/** Files are written in batches of at most this many files and bytes: enough to keep git busy, bounded in memory. */
+const BATCH = { files: 128, bytes: 64 * 1024 * 1024 } as const;
+
+/**
+ * Files larger than this are left out of a tree, unread: no code provider reads them
+ * (the reference plugins stop at 1 MiB by default), and a hostile repository could
+ * otherwise have a tiny, well-compressed blob fill the disk and the memory.
+ */
+export const MAX_TREE_FILE_BYTES = 16 * 1024 * 1024;
 
 /** A path from a git tree that is safe to write under a root: relative, no `..`, no empty segment. */
 function safePath(path: string): boolean {
@@ -23,22 +30,32 @@ function safePath(path: string): boolean {
 /**
  * Writes the files of `commit` under `dir` (which must not exist yet). Regular files
  * only: symlinks, which may point anywhere, and submodules, which are other repositories,
- * are left out. Returns how many files were written.
+ * are left out, and so are files over {@link MAX_TREE_FILE_BYTES} (by the size git
+ * lists, before they are read). Returns how many files were written.
  */
 export async function writeTree(repo: string, commit: string, dir: string, blobs: BlobReader): Promise<number> {
-  const listing = await git(repo, ["ls-tree", "-r", "-z", "--full-tree", commit]);
-  const files: { object: string; path: string; mode: string }[] = [];
+  const listing = await git(repo, ["ls-tree", "-r", "-z", "-l", "--full-tree", commit]);
+  const files: { object: string; path: string; mode: string; size: number }[] = [];
   for (const entry of listing.split("\0")) {
     if (entry === "") continue;
     const tab = entry.indexOf("\t");
-    const [mode = "", type = "", object = ""] = entry.slice(0, tab).split(" ");
+    // "<mode> <type> <object> <size, right-aligned>\t<path>"
+    const [mode = "", type = "", object = "", size = ""] = entry.slice(0, tab).split(/ +/);
     const path = entry.slice(tab + 1);
     if (type !== "blob" || (mode !== "100644" && mode !== "100755") || !safePath(path)) continue;
-    files.push({ object, path, mode });
+    if (!/^\d+$/.test(size) || Number(size) > MAX_TREE_FILE_BYTES) continue;
+    files.push({ object, path, mode, size: Number(size) });
   }
   mkdirSync(dir, { recursive: true });
-  for (let start = 0; start < files.length; start += BATCH) {
-    const batch = files.slice(start, start + BATCH);
+  for (let start = 0; start < files.length; ) {
+    let end = start + 1;
+    let bytes = files[start]?.size ?? 0;
+    while (end < files.length && end - start < BATCH.files && bytes + (files[end]?.size ?? 0) <= BATCH.bytes) {
+      bytes += files[end]?.size ?? 0;
+      end++;
+    }
+    const batch = files.slice(start, end);
+    start = end;
     const contents = await Promise.all(batch.map((file) => blobs.read(file.object)));
     batch.forEach((file, index) => {
       const target = join(dir, file.path);
