@@ -4,6 +4,8 @@
  * tree is its parent (what the code looked like when someone set out to make the change).
  */
 import { createHash } from "node:crypto";
+import { hasUnsafeDisplayText } from "../provider/display-text.js";
+import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { BlobReader, git } from "./git.js";
 import {
   excludedContent,
@@ -55,46 +57,87 @@ export interface MineStats {
 interface LogEntry {
   commit: string;
   parents: string[];
-  message: string;
+  /** The message; undefined when the commit object is too large to read (see {@link MAX_COMMIT_BYTES}). */
+  message: string | undefined;
   changes: { status: string; path: string }[];
 }
 
 const PAGE = 400;
 
-/** Parses one page of `git log` in the format {@link logPage} asks for. */
-function parseLog(text: string): LogEntry[] {
-  const entries: LogEntry[] = [];
-  for (const record of text.split("\x1e")) {
-    if (record.trim() === "") continue;
-    const [head = "", message = "", files = ""] = record.split("\x1f");
-    const [commit = "", ...parents] = head.trim().split(" ").filter(Boolean);
-    const changes = files
-      .split("\n")
-      .filter((line) => line.includes("\t"))
-      .map((line) => {
-        const [status = "", path = ""] = line.split("\t");
-        return { status: status.trim(), path };
-      });
-    entries.push({ commit, parents, message: message.trim(), changes });
+/** The largest commit object whose message is read: a goal is cut at 1000 characters anyway. */
+export const MAX_COMMIT_BYTES = 1024 * 1024;
+
+const HEADER = /^\n?([0-9a-f]{40,64})((?: [0-9a-f]{40,64})*) ?$/;
+const STATUS = /^\n?([ACDMRTUXB])\d*$/;
+
+/**
+ * Parses one page of `git log -z --name-status --format=%H %P`: each commit is its ids,
+ * then a status and a path per changed file, every field ended by NUL. Nothing in it is
+ * free text a commit message could forge (the messages are read apart, by object id),
+ * and a path cannot hold a NUL.
+ */
+export function parseLog(text: string): { commit: string; parents: string[]; changes: LogEntry["changes"] }[] {
+  const fields = text.split("\0");
+  const entries: { commit: string; parents: string[]; changes: LogEntry["changes"] }[] = [];
+  let at = 0;
+  while (at < fields.length) {
+    const field = fields[at++] as string;
+    if (field === "" || field === "\n") continue;
+    const head = HEADER.exec(field);
+    if (head === null)
+      throw new OcpError(ERROR_CODES.EVAL, `git log wrote an unexpected field: ${JSON.stringify(field.slice(0, 80))}`);
+    const entry = {
+      commit: head[1] as string,
+      parents: (head[2] ?? "").split(" ").filter(Boolean),
+      changes: [] as LogEntry["changes"],
+    };
+    // With --no-renames every status names exactly one path.
+    for (let status = STATUS.exec(fields[at] ?? ""); status !== null; status = STATUS.exec(fields[at] ?? "")) {
+      entry.changes.push({ status: status[1] as string, path: fields[at + 1] ?? "" });
+      at += 2;
+    }
+    entries.push(entry);
   }
   return entries;
 }
 
-async function logPage(repo: string, rev: string, skip: number): Promise<LogEntry[]> {
+/** A commit object's message: what follows its headers, decoded as its `encoding` header says (UTF-8 by default). */
+export function commitMessage(raw: Buffer): string {
+  const split = raw.indexOf("\n\n");
+  const headers = split < 0 ? raw.toString("utf8") : raw.subarray(0, split).toString("utf8");
+  const body = split < 0 ? Buffer.alloc(0) : raw.subarray(split + 2);
+  const encoding = /^encoding (\S+)$/m.exec(headers)?.[1];
+  if (encoding !== undefined) {
+    try {
+      return new TextDecoder(encoding).decode(body);
+    } catch {
+      // An encoding Node does not know: read it as UTF-8, as git log would leave it.
+    }
+  }
+  return body.toString("utf8");
+}
+
+async function logPage(repo: string, rev: string, skip: number, blobs: BlobReader): Promise<LogEntry[]> {
   const text = await git(repo, [
-    "-c",
-    "core.quotePath=false",
     "log",
+    "-z",
     "--no-merges",
     "--no-renames",
     "--name-status",
-    "--format=%x1e%H %P%x1f%B%x1f",
+    "--format=%H %P",
     `--skip=${skip}`,
     `-n${PAGE}`,
     rev,
     "--",
   ]);
-  return parseLog(text);
+  const entries = parseLog(text);
+  // Each message is read from its commit object, whose length git states: no message can run into the next.
+  const objects = await Promise.all(entries.map((entry) => blobs.read(entry.commit, MAX_COMMIT_BYTES)));
+  return entries.map((entry, index) => {
+    const object = objects[index];
+    const message = object?.content === undefined ? undefined : commitMessage(object.content).trim();
+    return { ...entry, message };
+  });
 }
 
 /**
@@ -105,12 +148,14 @@ async function logPage(repo: string, rev: string, skip: number): Promise<LogEntr
 async function judge(entry: LogEntry, blobs: BlobReader): Promise<{ skip: string } | { gold: string[] }> {
   const [parent] = entry.parents;
   if (parent === undefined) return { skip: "no parent (root commit, or the edge of a shallow clone)" };
+  if (entry.message === undefined) return { skip: `message: the commit object is over ${MAX_COMMIT_BYTES} bytes` };
   const message = filteredMessage(entry.message);
   if (message !== undefined) return { skip: `message: ${message.replace(/^subject matches .*/, "filtered subject")}` };
   if (entry.changes.length > MAX_CHANGED_FILES) return { skip: `changes more than ${MAX_CHANGED_FILES} files` };
   const gold: string[] = [];
   for (const { status, path } of entry.changes) {
-    if (path.startsWith('"')) return { skip: "a path git had to quote" };
+    // A path that would print as something else (a newline, ESC, a bidi override) makes no case.
+    if (hasUnsafeDisplayText(path)) return { skip: "a path with control characters" };
     if (excludedPath(path) !== undefined) continue;
     // The provider sees the parent: a source file the commit adds is not there to be found.
     if (status !== "M" && status !== "D") return { skip: "adds or retypes a source file" };
@@ -141,7 +186,7 @@ export async function mineCases(repo: string, options: MineOptions): Promise<{ c
   const blobs = new BlobReader(repo);
   try {
     for (let skip = 0; ; skip += PAGE) {
-      const page = await logPage(repo, rev, skip);
+      const page = await logPage(repo, rev, skip, blobs);
       for (const entry of page) {
         stats.scanned++;
         const verdict = await judge(entry, blobs);
@@ -168,7 +213,7 @@ export async function mineCases(repo: string, options: MineOptions): Promise<{ c
   }
   const cases = chosen.map(({ entry, gold }) => ({
     id: entry.commit.slice(0, 12),
-    goal: goalFromMessage(entry.message),
+    goal: goalFromMessage(entry.message as string),
     gold,
     heldOut: heldOut(entry.commit),
     commit: entry.commit,

@@ -38,6 +38,12 @@ describe("commit messages", () => {
     expect(goalFromMessage(message)).toBe("Retry failed tasks\n\nWith backoff.");
   });
 
+  it("makes control characters spaces: a goal holds no ESC, NUL or record separator, only its line breaks", () => {
+    expect(goalFromMessage("Fix\u001b[2J the\u0000parser\u001e\u001fsplit\n\nBody\ttext")).toBe(
+      "Fix [2J the parser split\n\nBody text",
+    );
+  });
+
   it("cuts a very long message on a word boundary", () => {
     const goal = goalFromMessage(`Subject line here\n\n${"word ".repeat(500)}`);
     expect(goal.length).toBeLessThanOrEqual(MAX_GOAL_CHARS);

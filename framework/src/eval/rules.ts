@@ -120,11 +120,14 @@ export const MIN_GOAL_WORDS = 4;
 
 /**
  * The goal a commit message makes: subject and body, without trailers, pull-request
- * numbers (`(#5255)`) and carriage returns, whitespace runs collapsed, cut at
- * {@link MAX_GOAL_CHARS} on a word boundary.
+ * numbers (`(#5255)`) and carriage returns, other control characters (ESC, U+001E, ...)
+ * made spaces, whitespace runs collapsed, cut at {@link MAX_GOAL_CHARS} on a word boundary.
  */
 export function goalFromMessage(message: string): string {
-  const lines = message.replace(/\r/g, "").split("\n");
+  const lines = message
+    .replace(/\r/g, "")
+    .replace(/[^\P{Cc}\n]/gu, " ")
+    .split("\n");
   const kept = lines.filter((line, index) => index === 0 || !TRAILER.test(line.trim()));
   let goal = kept
     .join("\n")
