@@ -62,7 +62,10 @@ describe("ocp eval over a git history", () => {
         for (const answer of [...row.ours, row.bm25]) {
           expect(answer?.error).toBeUndefined();
           expect(answer?.tokens).toBeLessThanOrEqual(row.budget);
-          for (const value of [answer?.recall, answer?.mrr, answer?.ndcg]) expect(value).toBeGreaterThanOrEqual(0);
+          for (const value of [answer?.recall, answer?.mrr, answer?.ndcg, answer?.hunkRecall, answer?.goldShare]) {
+            expect(value).toBeGreaterThanOrEqual(0);
+            expect(value).toBeLessThanOrEqual(1);
+          }
         }
       }
     }
@@ -99,6 +102,17 @@ describe("ocp eval over a git history", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^ocp eval: ripgrep /);
     expect(stdout).toMatch(/\| all +\| 512 +\| 1 +\| \d\.\d\d \/ \d\.\d\d/);
+    // Files and lines in two tables, each narrow enough for a terminal.
+    expect(stdout).toMatch(/\| split +\| budget +\| cases +\| file recall +\| × +\| acc@1 /);
+    expect(stdout).toMatch(/\| split +\| budget +\| hunk recall +\| × +\| in gold files /);
+    expect(stdout).toMatch(/\| all +\| 512 +\| \d\.\d\d \/ \d\.\d\d +\| \d\.\d\d×/);
+    const widest = Math.max(
+      ...stdout
+        .split("\n")
+        .filter((line) => line.startsWith("|"))
+        .map((line) => line.length),
+    );
+    expect(widest).toBeLessThanOrEqual(120);
   });
 
   it("fails with exit 1 and the reason when the provider does not start", async () => {

@@ -11,7 +11,7 @@ import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
 
 /** The usage of `ocp eval`. */
-export const EVAL_USAGE = `ocp eval — how often a provider's frames cite the files a goal is about, beside BM25
+export const EVAL_USAGE = `ocp eval — how often a provider's frames cite the files and lines a goal is about, beside BM25
 
 Usage:
   ocp eval --repo PATH [options] -- <provider command, with {root}>
@@ -78,10 +78,11 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
   return {
     update(progress) {
       const seconds = Math.round((Date.now() - began) / 1000);
-      const recall =
-        progress.recall === undefined
+      const metric = (name: string, value: { ours: number | null; bm25?: number | null } | undefined) =>
+        value === undefined || value.ours === null
           ? ""
-          : ` recall ${progress.recall.ours.toFixed(2)}${progress.recall.bm25 === undefined ? "" : ` (bm25 ${progress.recall.bm25.toFixed(2)})`}`;
+          : ` ${name} ${value.ours.toFixed(2)}${value.bm25 === undefined || value.bm25 === null ? "" : ` (bm25 ${value.bm25.toFixed(2)})`}`;
+      const recall = metric("recall", progress.recall) + metric("hunks", progress.hunkRecall);
       const count = `${progress.done}/${progress.total}`;
       if (tty) {
         const width = 24;

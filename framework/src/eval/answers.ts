@@ -8,6 +8,7 @@ import type { TokenCounter } from "../tokens/counter.js";
 import type { ContextFrame } from "../wire/schemas.js";
 import type { Bm25Baseline } from "./baseline.js";
 import type { TextFile } from "./files.js";
+import { covers, emptyLineMetrics, goldHunks, type Hunk, lineMetrics } from "./lines.js";
 import type { EvalCase } from "./mine.js";
 import { citedGold, type FrameRef, frameRefs, type Gold, parseGold, scoreAnswer } from "./score.js";
 import type { Answer, ShippedFrame } from "./types.js";
@@ -21,22 +22,35 @@ function refText(refs: readonly FrameRef[]): string {
   return ref.fragment !== undefined ? `${base}#${ref.fragment}` : base;
 }
 
+/** What an answer is scored against: the gold entries and the hunks. */
+export interface Truth {
+  readonly gold: readonly Gold[];
+  readonly hunks: readonly Hunk[];
+}
+
 /** Scores frames given as their references, in shipped order. */
 function answerOf(
   refs: readonly (readonly FrameRef[])[],
   tokens: readonly number[],
-  gold: readonly Gold[],
+  truth: Truth,
   maxFrames: number,
   latencyMs: number,
 ): Answer {
+  const { gold, hunks } = truth;
   const cited = citedGold(refs, gold);
   const frames: ShippedFrame[] = refs.map((r, i) => ({
     ref: refText(r),
     tokens: tokens[i] ?? 0,
     gold: (cited[i]?.size ?? 0) > 0,
+    hunk: hunks.some((hunk) => r.some((ref) => covers(ref, hunk))),
   }));
   return {
     ...scoreAnswer(cited, gold.length, maxFrames),
+    ...lineMetrics(
+      refs.map((r, i) => ({ refs: r, tokens: tokens[i] ?? 0 })),
+      gold,
+      hunks,
+    ),
     tokens: tokens.reduce((a, b) => a + b, 0),
     latencyMs,
     frames,
@@ -44,8 +58,18 @@ function answerOf(
 }
 
 /** An answer that never came: scored as empty, with the reason. */
-export function failedAnswer(error: unknown): Answer {
-  return { recall: 0, hit: 0, mrr: 0, ndcg: 0, tokens: 0, latencyMs: 0, frames: [], error: describeError(error) };
+export function failedAnswer(error: unknown, truth: Truth): Answer {
+  return {
+    recall: 0,
+    hit: 0,
+    mrr: 0,
+    ndcg: 0,
+    ...emptyLineMetrics(truth.hunks),
+    tokens: 0,
+    latencyMs: 0,
+    frames: [],
+    error: describeError(error),
+  };
 }
 
 /** One case's tree, ready to be asked: its root(s), files and baseline. */
@@ -57,9 +81,13 @@ export interface Prepared {
   readonly bm25?: Bm25Baseline;
 }
 
-/** Gold entries parsed against the tree, their token total, and those no provider can cite. */
+/**
+ * Gold entries parsed against the tree, the hunks (a mined case's, or the labelled
+ * gold's line ranges), the gold's token total, and the entries no provider can cite.
+ */
 export function goldOf(kase: EvalCase, tree: Prepared, counter: TokenCounter) {
   const gold = kase.gold.map((entry) => parseGold(entry, tree.roots));
+  const hunks = kase.hunks ?? goldHunks(gold);
   let goldTokens = 0;
   const unreachable: string[] = [];
   for (const entry of gold) {
@@ -78,21 +106,21 @@ export function goldOf(kase: EvalCase, tree: Prepared, counter: TokenCounter) {
             .join("\n");
     goldTokens += counter.count(text);
   }
-  return { gold, goldTokens, unreachable };
+  return { gold, hunks, goldTokens, unreachable };
 }
 
 /** Asks an open connection one case under every budget. */
 export async function askAll(
   connection: ProviderConnection | Error,
   kase: EvalCase,
-  gold: readonly Gold[],
+  truth: Truth,
   tree: Prepared,
   options: { budgets: readonly number[]; maxFrames: number; timeoutMs: number },
 ): Promise<Answer[]> {
   const answers: Answer[] = [];
   for (const budget of options.budgets) {
     if (connection instanceof Error) {
-      answers.push(failedAnswer(connection));
+      answers.push(failedAnswer(connection, truth));
       continue;
     }
     const started = performance.now();
@@ -107,13 +135,13 @@ export async function askAll(
         answerOf(
           frames.map((frame) => frameRefs(frame, tree.roots)),
           frames.map((frame) => frame.token_cost),
-          gold,
+          truth,
           options.maxFrames,
           latencyMs,
         ),
       );
     } catch (error) {
-      answers.push(failedAnswer(error));
+      answers.push(failedAnswer(error, truth));
     }
   }
   return answers;
@@ -123,7 +151,7 @@ export async function askAll(
 export function baselineAll(
   bm25: Bm25Baseline,
   kase: EvalCase,
-  gold: readonly Gold[],
+  truth: Truth,
   budgets: readonly number[],
   maxFrames: number,
   counter: TokenCounter,
@@ -135,7 +163,7 @@ export function baselineAll(
     return answerOf(
       shipped.map((w) => [{ path: w.path, lines: [w.start, w.end] as const }]),
       shipped.map((w) => w.tokenCost),
-      gold,
+      truth,
       maxFrames,
       latencyMs,
     );

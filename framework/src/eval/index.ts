@@ -2,11 +2,22 @@
  * `ocp-provider/eval`: measure whether the frames a provider ships under a budget are
  * the right ones — cases mined from a git history (goal = a commit's message, gold = the
  * source files it changed, tree = its parent) or labelled by hand, scored by file recall,
- * hit, MRR and nDCG beside a BM25 baseline over the same tree. `ocp eval` is its command.
+ * acc@1, hit, MRR and nDCG, and at line level by hunk recall and the share of tokens in
+ * gold files, beside a BM25 baseline over the same tree. `ocp eval` is its command.
  */
 export { Bm25Baseline, type ShippedWindow, WINDOW_LINES, type Window, windowsOf } from "./baseline.js";
 export { listTextFiles, type TextFile } from "./files.js";
 export { readLabelledCases } from "./labelled.js";
+export {
+  commitHunks,
+  covers,
+  goldHunks,
+  type Hunk,
+  type LineMetrics,
+  lineMetrics,
+  parseHunks,
+  type ScoredFrame,
+} from "./lines.js";
 export { type EvalCase, type MineOptions, type MineStats, mineCases } from "./mine.js";
 export { HELD_OUT_RULE, markdownTable, renderReport, summarize } from "./report.js";
 export { excludedContent, excludedPath, filteredMessage, goalFromMessage, heldOut } from "./rules.js";

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { hasUnsafeDisplayText } from "../provider/display-text.js";
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { BlobReader, git } from "./git.js";
+import { commitHunks, type Hunk } from "./lines.js";
 import {
   excludedContent,
   excludedPath,
@@ -32,6 +33,8 @@ export interface EvalCase {
   readonly commit?: string;
   /** The tree it is asked over: the commit's parent (mined cases). */
   readonly parent?: string;
+  /** The lines the commit changed in its gold files, at the parent's line numbers (mined cases). */
+  readonly hunks?: readonly Hunk[];
 }
 
 /** How cases are chosen from the qualifying commits. */
@@ -211,13 +214,18 @@ export async function mineCases(repo: string, options: MineOptions): Promise<{ c
       .slice(0, options.cases)
       .sort((a, b) => a.order - b.order);
   }
-  const cases = chosen.map(({ entry, gold }) => ({
-    id: entry.commit.slice(0, 12),
-    goal: goalFromMessage(entry.message as string),
-    gold,
-    heldOut: heldOut(entry.commit),
-    commit: entry.commit,
-    parent: entry.parents[0] as string,
-  }));
+  const cases: EvalCase[] = [];
+  for (const { entry, gold } of chosen) {
+    const parent = entry.parents[0] as string;
+    cases.push({
+      id: entry.commit.slice(0, 12),
+      goal: goalFromMessage(entry.message as string),
+      gold,
+      heldOut: heldOut(entry.commit),
+      commit: entry.commit,
+      parent,
+      hunks: await commitHunks(repo, parent, entry.commit, gold),
+    });
+  }
   return { cases, stats };
 }

@@ -1,10 +1,9 @@
 /**
  * The report of an `ocp eval` run: means per split (all, tuned, held-out) and budget,
- * ours beside BM25 with their ratio, the spread over repeated runs, and the table
+ * ours beside BM25 with their ratio, the spread over repeated runs, and the tables
  * `ocp eval` prints.
  */
-import type { Metrics } from "./score.js";
-import type { Answer, CaseResult, EvalReport, SideSummary, SpreadRow, SummaryRow } from "./types.js";
+import type { Answer, CaseResult, EvalReport, MeanMetrics, SideSummary, SpreadRow, SummaryRow } from "./types.js";
 
 /** The held-out rule in words, as the report states it. */
 export const HELD_OUT_RULE =
@@ -22,30 +21,46 @@ function median(values: readonly number[]): number {
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
+const present = (values: readonly (number | null)[]) => values.filter((value): value is number => value !== null);
+/** The mean of the values that are not null; null when all are (no case had hunks). */
+const meanOrNull = (values: readonly (number | null)[]) => {
+  const known = present(values);
+  return known.length === 0 ? null : mean(known);
+};
+
 /** The mean of several answers' metrics, tokens and latency (one case, repeated runs). */
-export function meanMetrics(answers: readonly Answer[]): Metrics & { tokens: number; latencyMs: number } {
+export function meanMetrics(answers: readonly Answer[]): MeanMetrics {
   return {
     recall: mean(answers.map((a) => a.recall)),
     hit: mean(answers.map((a) => a.hit)),
     mrr: mean(answers.map((a) => a.mrr)),
     ndcg: mean(answers.map((a) => a.ndcg)),
+    hunkRecall: meanOrNull(answers.map((a) => a.hunkRecall)),
+    acc1: mean(answers.map((a) => a.acc1)),
+    goldShare: mean(answers.map((a) => a.goldShare)),
+    hunkShare: mean(answers.map((a) => a.hunkShare)),
     tokens: mean(answers.map((a) => a.tokens)),
     latencyMs: mean(answers.map((a) => a.latencyMs)),
   };
 }
 
-function side(values: readonly (Metrics & { tokens: number; latencyMs: number })[]): SideSummary {
+function side(values: readonly MeanMetrics[]): SideSummary {
   return {
     recall: mean(values.map((v) => v.recall)),
     hit: mean(values.map((v) => v.hit)),
     mrr: mean(values.map((v) => v.mrr)),
     ndcg: mean(values.map((v) => v.ndcg)),
+    hunkRecall: meanOrNull(values.map((v) => v.hunkRecall)),
+    acc1: mean(values.map((v) => v.acc1)),
+    goldShare: mean(values.map((v) => v.goldShare)),
+    hunkShare: mean(values.map((v) => v.hunkShare)),
     tokens: mean(values.map((v) => v.tokens)),
     latencyMs: median(values.map((v) => v.latencyMs)),
   };
 }
 
-const ratio = (ours: number, bm25: number) => (bm25 === 0 ? null : ours / bm25);
+const ratio = (ours: number | null, bm25: number | null) =>
+  ours === null || bm25 === null || bm25 === 0 ? null : ours / bm25;
 
 /** Summary rows (split × budget) and the spread over runs. */
 export function summarize(
@@ -72,6 +87,7 @@ export function summarize(
         split,
         budget,
         cases: members.length,
+        hunkCases: members.filter((c) => c.hunks.length > 0).length,
         ours,
         bm25,
         ratio:
@@ -82,6 +98,9 @@ export function summarize(
                 hit: ratio(ours.hit, bm25.hit),
                 mrr: ratio(ours.mrr, bm25.mrr),
                 ndcg: ratio(ours.ndcg, bm25.ndcg),
+                hunkRecall: ratio(ours.hunkRecall, bm25.hunkRecall),
+                acc1: ratio(ours.acc1, bm25.acc1),
+                goldShare: ratio(ours.goldShare, bm25.goldShare),
               },
         goldOverBudget: members.filter((c) => c.goldTokens > budget).length,
         errors: rows.reduce((n, row) => n + row.ours.filter((answer) => answer.error !== undefined).length, 0),
@@ -103,8 +122,9 @@ export function summarize(
   return { summary, spread };
 }
 
-const f2 = (value: number) => value.toFixed(2);
-const pair = (ours: number, bm25: number | undefined) => (bm25 === undefined ? f2(ours) : `${f2(ours)} / ${f2(bm25)}`);
+const f2 = (value: number | null) => (value === null ? "–" : value.toFixed(2));
+const pair = (ours: number | null, bm25: number | null | undefined, format = f2) =>
+  bm25 === undefined ? format(ours) : `${format(ours)} / ${format(bm25)}`;
 const times = (value: number | null | undefined) =>
   value === null || value === undefined ? "–" : `${value.toFixed(2)}×`;
 
@@ -116,43 +136,53 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n");
 }
 
-/** The summary table `ocp eval` prints: one row per split and budget, "ours / BM25" in each metric. */
+/** One column of a summary table: a header and its cell for a row (with BM25 beside ours when there is one). */
+type Column = readonly [header: string, cell: (row: SummaryRow, bm25: boolean) => string, withBm25Only?: boolean];
+
+function table(report: EvalReport, columns: readonly Column[]): string {
+  const bm25 = report.summary.some((row) => row.bm25 !== undefined);
+  const shown = columns.filter(([, , only]) => bm25 || only !== true);
+  const rows = report.summary.map((row) => [
+    row.split,
+    String(row.budget),
+    ...shown.map(([, cell]) => (row.cases === 0 ? "–" : cell(row, bm25))),
+  ]);
+  return markdownTable(["split", "budget", ...shown.map(([header]) => header)], rows);
+}
+
+const whole = (value: number | null) => (value === null ? "–" : String(Math.round(value)));
+const percent = (value: number | null) => (value === null ? "–" : `${Math.round(value * 100)}%`);
+
+/** Files: were the right files shipped, and the right one first. */
+const FILE_COLUMNS: readonly Column[] = [
+  ["cases", (row) => String(row.cases)],
+  ["file recall", (row) => pair(row.ours.recall, row.bm25?.recall)],
+  ["×", (row) => times(row.ratio?.recall), true],
+  ["acc@1", (row) => pair(row.ours.acc1, row.bm25?.acc1)],
+  ["×", (row) => times(row.ratio?.acc1), true],
+  ["MRR", (row) => pair(row.ours.mrr, row.bm25?.mrr)],
+  ["hit", (row) => pair(row.ours.hit, row.bm25?.hit)],
+  ["errors", (row) => String(row.errors)],
+];
+
+/** Lines: did the changed lines ship, and where did the tokens go. */
+const LINE_COLUMNS: readonly Column[] = [
+  ["hunk recall", (row) => pair(row.ours.hunkRecall, row.bm25?.hunkRecall)],
+  ["×", (row) => times(row.ratio?.hunkRecall), true],
+  ["in gold files", (row) => pair(row.ours.goldShare, row.bm25?.goldShare, percent)],
+  ["×", (row) => times(row.ratio?.goldShare), true],
+  ["tokens", (row) => pair(row.ours.tokens, row.bm25?.tokens, whole)],
+  ["ms p50", (row) => row.ours.latencyMs.toFixed(0)],
+  ["gold > budget", (row) => String(row.goldOverBudget)],
+];
+
+/**
+ * The tables `ocp eval` prints: one row per split and budget, "ours / BM25" in each
+ * metric — files (recall, acc@1, MRR, hit) and lines (hunk recall, share of tokens in
+ * gold files, tokens, latency) in two tables, so neither runs wider than a terminal.
+ */
 export function renderReport(report: EvalReport): string {
   const bm25 = report.summary.some((row) => row.bm25 !== undefined);
-  const header = [
-    "split",
-    "budget",
-    "cases",
-    bm25 ? "recall ours / bm25" : "recall",
-    ...(bm25 ? ["× bm25"] : []),
-    bm25 ? "hit ours / bm25" : "hit",
-    bm25 ? "MRR ours / bm25" : "MRR",
-    ...(bm25 ? ["× bm25"] : []),
-    bm25 ? "nDCG ours / bm25" : "nDCG",
-    "tokens ours",
-    "ms p50",
-    "gold > budget",
-    "errors",
-  ];
-  const rows = report.summary.map((row) =>
-    row.cases === 0
-      ? [row.split, String(row.budget), "0", ...header.slice(3).map(() => "–")]
-      : [
-          row.split,
-          String(row.budget),
-          String(row.cases),
-          pair(row.ours.recall, row.bm25?.recall),
-          ...(bm25 ? [times(row.ratio?.recall)] : []),
-          pair(row.ours.hit, row.bm25?.hit),
-          pair(row.ours.mrr, row.bm25?.mrr),
-          ...(bm25 ? [times(row.ratio?.mrr)] : []),
-          pair(row.ours.ndcg, row.bm25?.ndcg),
-          String(Math.round(row.ours.tokens)),
-          row.ours.latencyMs.toFixed(0),
-          String(row.goldOverBudget),
-          String(row.errors),
-        ],
-  );
   const source =
     report.source.kind === "git"
       ? `${report.source.repo} at ${report.source.head.slice(0, 12)} (${report.source.mining.scanned} commits looked at, ${report.source.mining.qualifying} qualifying)`
@@ -161,9 +191,23 @@ export function renderReport(report: EvalReport): string {
   const lines = [
     `ocp eval: ${report.provider.name ?? report.provider.command} ${report.provider.version ?? ""} over ${source}`.trimEnd(),
     `${report.cases.length} cases (${report.cases.length - heldOut} tuned, ${heldOut} held out), max_frames ${report.maxFrames}, ${report.tokenizer}, ${report.runs} run(s), ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    ...(bm25 ? ["Each cell is ours / BM25; × is ours ÷ BM25."] : []),
     "",
-    markdownTable(header, rows),
+    "Files: the right files, and the right one first",
+    table(report, FILE_COLUMNS),
+    "",
+    "Lines: the changed lines, and where the tokens went",
+    table(report, LINE_COLUMNS),
   ];
+  const all = report.summary.find((row) => row.split === "all");
+  if (all !== undefined && all.hunkCases < all.cases) {
+    lines.push(
+      "",
+      all.hunkCases === 0
+        ? "No case has line-level gold (hunks or path#Lstart-end): hunk recall is –."
+        : `Hunk recall is the mean over the ${all.hunkCases} of ${all.cases} cases with line-level gold (hunks or path#Lstart-end).`,
+    );
+  }
   if (report.runs > 1) {
     lines.push(
       "",

@@ -127,6 +127,7 @@ function caseResult(
     parent: kase.parent,
     goldTokens: goldInfo.goldTokens,
     unreachable: goldInfo.unreachable,
+    hunks: goldInfo.hunks,
     budgets: perBudget,
   };
 }
@@ -150,6 +151,7 @@ function progress(context: RunContext, done: number, total: number, result: Case
     total,
     caseId: result.id,
     recall: middle === undefined ? undefined : { ours: middle.oursMean.recall, bm25: middle.bm25?.recall },
+    hunkRecall: middle === undefined ? undefined : { ours: middle.oursMean.hunkRecall, bm25: middle.bm25?.hunkRecall },
   });
 }
 
@@ -166,15 +168,13 @@ async function evalMined(context: RunContext, repo: string, cases: readonly Eval
         const tree = await prepareTree(root, cache, false, context.options.baseline !== false);
         const goldInfo = goldOf(kase, tree, context.counter);
         const bm25 =
-          tree.bm25 && baselineAll(tree.bm25, kase, goldInfo.gold, context.budgets, context.maxFrames, context.counter);
+          tree.bm25 && baselineAll(tree.bm25, kase, goldInfo, context.budgets, context.maxFrames, context.counter);
         // One process per tree; the runs repeat the queries to it (a provider should answer alike every time).
         const runs: Answer[][] = [];
         const connection = await startOrError(context, tree);
         try {
           for (let run = 0; run < context.runs; run++) {
-            runs.push(
-              await askAll(connection, kase, goldInfo.gold, tree, { ...context, timeoutMs: context.timeoutMs }),
-            );
+            runs.push(await askAll(connection, kase, goldInfo, tree, { ...context, timeoutMs: context.timeoutMs }));
           }
         } finally {
           if (!(connection instanceof Error)) await connection.shutdown();
@@ -203,8 +203,8 @@ async function evalLabelled(context: RunContext, root: string, cases: readonly E
     try {
       for (let run = 0; run < context.runs; run++) {
         for (const [index, kase] of cases.entries()) {
-          const gold = (golds[index] as ReturnType<typeof goldOf>).gold;
-          runs[index]?.push(await askAll(connection, kase, gold, tree, { ...context, timeoutMs: context.timeoutMs }));
+          const truth = golds[index] as ReturnType<typeof goldOf>;
+          runs[index]?.push(await askAll(connection, kase, truth, tree, { ...context, timeoutMs: context.timeoutMs }));
         }
       }
     } finally {
@@ -213,7 +213,7 @@ async function evalLabelled(context: RunContext, root: string, cases: readonly E
     return cases.map((kase, index) => {
       const goldInfo = golds[index] as ReturnType<typeof goldOf>;
       const bm25 =
-        tree.bm25 && baselineAll(tree.bm25, kase, goldInfo.gold, context.budgets, context.maxFrames, context.counter);
+        tree.bm25 && baselineAll(tree.bm25, kase, goldInfo, context.budgets, context.maxFrames, context.counter);
       const result = caseResult(kase, goldInfo, runs[index] ?? [], bm25, context.budgets);
       progress(context, index + 1, cases.length, result);
       return result;

@@ -3,6 +3,7 @@
  * (which `--json` prints as is).
  */
 import type { TokenizerName } from "../tokens/counter.js";
+import type { Hunk, LineMetrics } from "./lines.js";
 import type { EvalCase, MineStats } from "./mine.js";
 import type { Metrics } from "./score.js";
 
@@ -41,6 +42,8 @@ export interface EvalProgress {
   readonly caseId: string;
   /** Its file recall at the middle budget, ours and BM25's (for a progress line). */
   readonly recall?: { readonly ours: number; readonly bm25?: number };
+  /** Its hunk recall at the middle budget, ours and BM25's; null for a case with no line-level gold. */
+  readonly hunkRecall?: { readonly ours: number | null; readonly bm25?: number | null };
 }
 
 /** Options of {@link runEval}. */
@@ -81,10 +84,12 @@ export interface ShippedFrame {
   readonly tokens: number;
   /** True when it cites a gold entry. */
   readonly gold: boolean;
+  /** True when its line range overlaps one of the case's hunks. */
+  readonly hunk: boolean;
 }
 
 /** One side's answer to one case under one budget. */
-export interface Answer extends Metrics {
+export interface Answer extends Metrics, LineMetrics {
   /** Σ token_cost shipped. */
   readonly tokens: number;
   /** From sending the query to reading the reply (ours), or ranking and packing (BM25). */
@@ -100,10 +105,16 @@ export interface CaseBudget {
   /** Each run's answer, in run order. */
   readonly ours: readonly Answer[];
   /** The mean of the runs' metrics. */
-  readonly oursMean: Metrics & { readonly tokens: number; readonly latencyMs: number };
+  readonly oursMean: MeanMetrics;
   /** True when the runs shipped different frames. */
   readonly changed: boolean;
   readonly bm25?: Answer;
+}
+
+/** The mean of several answers' metrics, tokens and latency. */
+export interface MeanMetrics extends Metrics, LineMetrics {
+  readonly tokens: number;
+  readonly latencyMs: number;
 }
 
 /** One case of the report. */
@@ -118,11 +129,19 @@ export interface CaseResult {
   readonly goldTokens: number;
   /** Gold paths that are not a text file in the tree: no provider can cite them. */
   readonly unreachable: readonly string[];
+  /**
+   * The lines hunk recall counts: a mined commit's changed hunks in its gold files (at the
+   * parent's line numbers), or a labelled case's `path#Lstart-end` gold. Empty: no hunk recall.
+   */
+  readonly hunks: readonly Hunk[];
   readonly budgets: readonly CaseBudget[];
 }
 
-/** Means over the cases of one split under one budget. */
-export interface SideSummary extends Metrics {
+/**
+ * Means over the cases of one split under one budget; `hunkRecall` over the cases that
+ * have hunks (null when none has).
+ */
+export interface SideSummary extends Metrics, LineMetrics {
   readonly tokens: number;
   /** Median latency. */
   readonly latencyMs: number;
@@ -133,6 +152,8 @@ export interface SummaryRow {
   readonly split: "all" | "tuned" | "held-out";
   readonly budget: number;
   readonly cases: number;
+  /** Cases with line-level gold (hunks): those hunk recall is the mean of. */
+  readonly hunkCases: number;
   readonly ours: SideSummary;
   readonly bm25?: SideSummary;
   /** ours / BM25 per metric; null where BM25's is 0. */
@@ -141,6 +162,9 @@ export interface SummaryRow {
     readonly hit: number | null;
     readonly mrr: number | null;
     readonly ndcg: number | null;
+    readonly hunkRecall: number | null;
+    readonly acc1: number | null;
+    readonly goldShare: number | null;
   };
   /** Cases whose gold files together do not fit this budget: no answer can ship them whole. */
   readonly goldOverBudget: number;
