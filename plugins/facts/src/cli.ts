@@ -14,6 +14,7 @@ import { runProviderCommand } from "ocp-provider/serve";
 import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
 import { importJsonl } from "./import-file.js";
 import { type OpenFactStoreOptions, openFactStore } from "./open.js";
+import { pgEndpoint, pgIsLocal, pgLocation } from "./pg-url.js";
 import { createFactsProvider, VERSION } from "./plugin.js";
 import { toRecord } from "./records.js";
 import type { FactStore } from "./store.js";
@@ -361,7 +362,16 @@ export function main(argv: readonly string[]): Promise<number | "serving"> {
         name: { type: "string" },
         "store-name": { type: "string" },
       },
-      check: (args) => void storeOptions(args, false),
+      check: (args) => {
+        const store = storeOptions(args, false);
+        // Consent before the server is even contacted; the bridge checks the declared data flow again.
+        if (args.flag("mcp") && !args.flag("allow-egress") && store.pg !== undefined && !pgIsLocal(store.pg)) {
+          throw new UsageError(
+            `the store at ${pgLocation(pgEndpoint({ connectionString: store.pg }))} is not on this machine: ` +
+              "served over MCP, queries would leave it; add --allow-egress to consent",
+          );
+        }
+      },
       async toProvider(args) {
         const store = await openFactStore({ ...storeOptions(args, false), name: args.string("store-name") });
         location = store.backend.location;

@@ -26,7 +26,7 @@ export type {
 } from "./model.js";
 export { type OpenFactStoreOptions, openFactStore } from "./open.js";
 export type { PgConnection, PgPool } from "./pg-backend.js";
-export { pgIsLocal } from "./pg-backend.js";
+export { pgIsLocal } from "./pg-url.js";
 export {
   citationOf,
   createFactsProvider,

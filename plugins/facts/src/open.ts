@@ -5,7 +5,8 @@
 import pg from "pg";
 import type { Clock } from "./backend.js";
 import { FACT_ERRORS, FactError } from "./errors.js";
-import { openPgBackend, type PgPool, pgIsLocal, pgLocation } from "./pg-backend.js";
+import { openPgBackend, type PgPool } from "./pg-backend.js";
+import { isLocalPgHost, pgEndpoint, pgLocation } from "./pg-url.js";
 import { openSqliteBackend } from "./sqlite-backend.js";
 import { FactStore } from "./store.js";
 
@@ -53,9 +54,15 @@ export async function openFactStore(options: OpenFactStoreOptions): Promise<Fact
   let pool: PgPool;
   let location = "PostgreSQL";
   let database = "postgres";
+  let local = options.pgPoolLocal === true;
   if (options.pg !== undefined) {
-    ({ location, database } = pgLocation(options.pg));
-    const real = new pg.Pool({ connectionString: options.pg, max: 4, connectionTimeoutMillis: 10_000 });
+    const config = { connectionString: options.pg, max: 4, connectionTimeoutMillis: 10_000 };
+    // Judged on the pool's own options, as its driver resolves them: the host judged is the host connected to.
+    const endpoint = pgEndpoint(config);
+    location = pgLocation(endpoint);
+    database = endpoint.database;
+    local = isLocalPgHost(endpoint.host);
+    const real = new pg.Pool(config);
     // An idle connection dropped by the server must not crash the process: the next query reconnects.
     real.on(
       "error",
@@ -74,7 +81,7 @@ export async function openFactStore(options: OpenFactStoreOptions): Promise<Fact
       schema,
       create,
       clock: options.clock,
-      local: options.pg !== undefined ? pgIsLocal(options.pg) : options.pgPoolLocal === true,
+      local,
     });
     return new FactStore(backend, { name: options.name, clock: options.clock });
   } catch (error) {

@@ -5,7 +5,6 @@ import { type ContextQuery, contentDigest, createTokenCounter, silentLogger } fr
 import { connectInMemory } from "ocp-provider/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openFactStore } from "./open.js";
-import { pgIsLocal } from "./pg-backend.js";
 import { createFactsProvider, factsDataFlow } from "./plugin.js";
 import type { FactStore } from "./store.js";
 
@@ -149,21 +148,5 @@ describe("the facts plugin", () => {
     expect(factsDataFlow({ pg: "postgres://u:p@127.0.0.1:5432/facts" }).egress).toBe(false);
     expect(factsDataFlow({ pg: "postgres://db.example.com/facts" }).egress).toBe(true);
     expect(createFactsProvider({ db: file }).info.data_flow).toEqual({ reads: true, writes: false, egress: false });
-  });
-});
-
-describe("pgIsLocal", () => {
-  it.each([
-    ["postgres://localhost/db", {}, true],
-    ["postgres://user:secret@127.0.0.1:5433/db", {}, true],
-    ["postgres://[::1]:5432/db", {}, true],
-    ["postgres:///db", {}, true], // the default Unix socket
-    ["postgres:///db?host=/var/run/postgresql", {}, true],
-    ["postgres:///db", { PGHOST: "db.internal" }, false],
-    ["postgres://db.internal/db", {}, false],
-    ["postgres://10.0.0.5/db", {}, false],
-    ["postgres://localhost,db2.example.com/db", {}, false],
-  ])("%s → local %s", (url, env, local) => {
-    expect(pgIsLocal(url, env as NodeJS.ProcessEnv)).toBe(local);
   });
 });

@@ -25,7 +25,7 @@ import {
 import type { Clock } from "./backend.js";
 import type { Fact } from "./model.js";
 import { type OpenFactStoreOptions, openFactStore } from "./open.js";
-import { pgIsLocal } from "./pg-backend.js";
+import { pgIsLocal } from "./pg-url.js";
 import type { FactStore } from "./store.js";
 import { formatDay, parseTime, type TimeInput } from "./time.js";
 
