@@ -13,6 +13,11 @@ export const FACT_ERRORS = {
   BAD_INTERVAL: "OCP_FACTS_BAD_INTERVAL",
   /** A field is missing, empty, of the wrong type or too long; an import line is not a fact. */
   BAD_INPUT: "OCP_FACTS_BAD_INPUT",
+  /**
+   * An id above the largest a store keeps (2^53 − 2, so the next id is still exact), or a
+   * version above 2^31 − 1; or the store has handed out its last id, or a fact its last version.
+   */
+  ID_RANGE: "OCP_FACTS_ID_RANGE",
   /** No fact has this id (it never existed, or was erased). */
   UNKNOWN_ID: "OCP_FACTS_UNKNOWN_ID",
   /** The operation would change nothing: a correction equal to the current version, a retraction of a fact already ended. */

@@ -148,15 +148,43 @@ export function checkText(
   return text;
 }
 
-/** Checks a fact id: a positive safe integer. */
-export function checkId(value: unknown, field = "id"): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+/**
+ * The largest fact id: 2^53 − 2, so that the store's counter, always one above every id
+ * it holds, is still a safe integer (one JavaScript, SQLite and PostgreSQL agree on).
+ * An id of 2^53 − 1 would leave the counter at 2^53, where adding one changes nothing:
+ * every later `assert` would be handed the same id again.
+ */
+export const MAX_ID = Number.MAX_SAFE_INTEGER - 1;
+
+/** The largest version number: PostgreSQL keeps versions as `int`, and both backends keep the same facts. */
+export const MAX_VERSION = 2 ** 31 - 1;
+
+/** Checks a fact id (or, with `max`, a version): a whole number from 1 to `max`. */
+export function checkId(value: unknown, field = "id", max = MAX_ID): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
     throw new FactError(
       FACT_ERRORS.BAD_INPUT,
       `${field} must be a positive whole number, not ${JSON.stringify(value)}`,
     );
   }
+  if (value > max) {
+    throw new FactError(
+      FACT_ERRORS.ID_RANGE,
+      `${field} ${value} is above ${max}, the largest ${field === "version" ? "version" : "fact id"} a store keeps`,
+    );
+  }
   return value;
+}
+
+/** The version after `row`'s, for a write that adds one; refused once a fact has {@link MAX_VERSION}. */
+export function nextVersion(row: { readonly id: number; readonly version: number }): number {
+  if (row.version >= MAX_VERSION) {
+    throw new FactError(
+      FACT_ERRORS.ID_RANGE,
+      `fact ${row.id} has version ${row.version}, the last a store keeps: it cannot change any more`,
+    );
+  }
+  return row.version + 1;
 }
 
 /** Throws unless `[from, to)` is a non-empty interval. */

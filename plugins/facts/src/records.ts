@@ -14,7 +14,16 @@
  * `id` is required: it is what makes a re-run of an import harmless.
  */
 import { FACT_ERRORS, FactError } from "./errors.js";
-import { checkId, checkInterval, checkText, FACT_OPS, type Fact, type FactOp, MAX_STATEMENT } from "./model.js";
+import {
+  checkId,
+  checkInterval,
+  checkText,
+  FACT_OPS,
+  type Fact,
+  type FactOp,
+  MAX_STATEMENT,
+  MAX_VERSION,
+} from "./model.js";
 import { formatTime, parseTime } from "./time.js";
 
 /** One line of a JSONL import or export. */
@@ -89,7 +98,7 @@ export function parseRecord(value: unknown): ParsedRecord {
   }
   const id = checkId(record.id);
   const restoring = record.recorded_at !== undefined && record.recorded_at !== null;
-  const version = record.version === undefined ? 1 : checkId(record.version, "version");
+  const version = record.version === undefined ? 1 : checkId(record.version, "version", MAX_VERSION);
   if (!restoring && version !== 1) {
     throw new FactError(FACT_ERRORS.BAD_INPUT, "a record with a version other than 1 needs recorded_at");
   }

@@ -16,7 +16,9 @@ import {
   type EraseInput,
   type Erasure,
   type Fact,
+  MAX_ID,
   MAX_STATEMENT,
+  nextVersion,
   type RetractInput,
   type WriteResult,
 } from "./model.js";
@@ -130,8 +132,13 @@ export class FactStore {
       const now = await tx.now();
       const from = validFrom ?? now;
       checkInterval(from, validTo, () => describeInterval(from, validTo));
+      const id = await tx.nextId();
+      if (id > MAX_ID) {
+        // Rolled back with the rest: the counter stays where it was.
+        throw new FactError(FACT_ERRORS.ID_RANGE, `the store has handed out its last fact id, ${MAX_ID}`);
+      }
       const row: Row = {
-        id: await tx.nextId(),
+        id,
         version: 1,
         subject,
         predicate,
@@ -206,7 +213,7 @@ export class FactStore {
       await tx.close(id, current.version);
       const row: Row = {
         ...next,
-        version: current.version + 1,
+        version: nextVersion(current),
         recordedAt: await tx.now(),
         supersededAt: null,
         op: "correct",
@@ -242,7 +249,7 @@ export class FactStore {
       await tx.close(id, current.version);
       const row: Row = {
         ...current,
-        version: current.version + 1,
+        version: nextVersion(current),
         validTo: Math.max(from, current.validFrom),
         recordedAt: now,
         supersededAt: null,

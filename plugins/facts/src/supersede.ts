@@ -19,6 +19,7 @@
  * ({@link supersedingVersion}); the store and the importer write them.
  */
 import type { Row } from "./backend.js";
+import { nextVersion } from "./model.js";
 
 /** A current fact's valid interval, in milliseconds; `validTo` null is open-ended. */
 export interface Span {
@@ -66,7 +67,7 @@ export function planSupersession(
 export function supersedingVersion(other: Row, by: Row, validTo: number, now: number): Row {
   return {
     ...other,
-    version: other.version + 1,
+    version: nextVersion(other),
     validTo,
     recordedAt: now,
     supersededAt: null,
