@@ -145,3 +145,32 @@ describe.concurrent("an unknown option", () => {
     expect(stderr).toMatch(/^ocp query: option '--max-tokens' needs a value \(usage: ocp query /);
   });
 });
+
+describe.concurrent("a value that starts with a dash (--limit -1)", () => {
+  // parseArgs refuses it with three lines of advice; each bin says it in one.
+  const lines: [Bin, string[], string][] = [
+    ["ocp-facts", ["query", "--db", "x.db", "--limit", "-1"], "--limit"],
+    ["ocp-facts", ["assert", "--subject", "-x"], "--subject"],
+    ["ocp-facts", ["--db", "x.db", "history", "--id", "-1"], "--id"],
+    ["ocp", ["query", "p.ts", "goal", "--max-tokens", "-1"], "--max-tokens"],
+    ["ocp", ["eval", "--cases", "-x", "--", "node"], "--cases"],
+    ["ocp-inspect", ["http", "http://127.0.0.1:9/", "--timeout", "-1"], "--timeout"],
+    ["ocp-ripgrep", ["--root", "-x"], "--root"],
+    ["ocp-symbols", ["--root", "-x"], "--root"],
+    ["create-ocp-provider", ["dir", "--template", "-x"], "--template"],
+  ];
+  it.each(lines.map(([bin, args, option]) => [name(bin, args), bin, args, option]))(
+    "%s: one line naming the option, exit 2",
+    async (_, bin, args, option) => {
+      const { code, stdout, stderr } = await run(bin as Bin, args as string[]);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(`option '${option}' needs a value; one starting with a dash goes as ${option}=VALUE`);
+      // ocp eval prints its usage after the line; every other bin says all on that one line.
+      const first = stderr.split("\n")[0] as string;
+      expect(first).toMatch(/needs a value/);
+      if (!(args as string[]).includes("eval")) expect(stderr.slice(0, -1).includes("\n"), stderr).toBe(false);
+      expect(stderr).not.toContain("ambiguous");
+    },
+  );
+});

@@ -39,10 +39,19 @@ export function argsErrorMessage(error: unknown): string | undefined {
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
       if (message.includes("argument missing")) return `option '${quoted}' needs a value`;
       if (message.includes("does not take an argument")) return `option '${quoted}' takes no value`;
-      return message.split(". ")[0] ?? message;
+      // `--limit -1`: parseArgs will not take a value that looks like an option (three lines of advice).
+      if (message.includes("argument is ambiguous")) {
+        return `option '${quoted}' needs a value; one starting with a dash goes as ${quoted}=VALUE`;
+      }
+      return firstSentence(message);
     default:
-      return message.split(". ")[0] ?? message;
+      return firstSentence(message);
   }
+}
+
+/** The first sentence of a message, on one line: a usage error is one line whatever Node says. */
+function firstSentence(message: string): string {
+  return (message.split(/\.(?:\s|$)/)[0] ?? message).replace(/\s*\n\s*/g, " ");
 }
 
 /**

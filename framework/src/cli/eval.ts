@@ -9,6 +9,7 @@ import { EVAL_DEFAULTS, runEval } from "../eval/run.js";
 import type { CommandLine, EvalProgress, EvalSource } from "../eval/types.js";
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
+import { argsErrorMessage } from "./args.js";
 
 /** The usage of `ocp eval`. */
 export const EVAL_USAGE = `ocp eval — how often a provider's frames cite the files and lines a goal is about, beside BM25
@@ -132,7 +133,7 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
       },
     }));
   } catch (error) {
-    throw usageError((error as Error).message);
+    throw usageError(argsErrorMessage(error) ?? (error as Error).message);
   }
   if (values.help === true) {
     process.stdout.write(EVAL_USAGE);
