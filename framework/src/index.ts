@@ -7,7 +7,8 @@
 export { CodedError, isCodedError } from "./coded-error.js";
 export { countLines, sliceLines } from "./pack/lines.js";
 export { type PackOptions, type PackResult, packFrames } from "./pack/pack.js";
-export { ERROR_CODES, type ErrorCode, OcpError, UserError } from "./provider/errors.js";
+export { escapeLine } from "./provider/display-text.js";
+export { ERROR_CODES, type ErrorCode, InvalidQueryError, OcpError, UserError } from "./provider/errors.js";
 export { contentDigest, formatRange, mapRelevance } from "./provider/frames.js";
 export { createLogger, type Logger, type LogLevel, silentLogger } from "./provider/logger.js";
 export {

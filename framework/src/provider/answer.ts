@@ -122,6 +122,9 @@ export function settle(runtime: ProviderRuntime, outcomes: readonly PluginOutcom
   if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status !== "ok")) {
     const messages = outcomes.flatMap((outcome) => (outcome.userMessage !== undefined ? [outcome.userMessage] : []));
     const timedOut = outcomes.every((outcome) => outcome.status === "timeout");
+    // Every plugin found the query itself unusable (a bad as_of): the host's mistake, which
+    // a transport answers as one (HTTP 400), not the provider's failure.
+    if (outcomes.every((outcome) => outcome.invalidQuery === true)) throw new InvalidQueryError(messages.join("; "));
     // The caller says it (the host gets it as an error envelope, ocp query prints it): not logged here too.
     throw new UserError(
       messages.length > 0

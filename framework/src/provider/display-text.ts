@@ -1,10 +1,13 @@
 /**
  * Text a person reads as one line — a frame's title and citation label, a relation's
- * display name — made safe to show, whatever a plugin (or a file name) put in it.
+ * display name, a line of a log — made safe to show, whatever a plugin, a file name or
+ * a host's query put in it.
  *
  * A file may be called `a\nb`, `ESC[2J` or `evil\u202Etxt.exe`: left raw, such a title
  * opens a new line in a host's log, clears a terminal, or reads differently from its
- * bytes. Frame building cleans these fields here, once, for every plugin.
+ * bytes. Frame building cleans these fields here, once, for every plugin
+ * ({@link displayLine}); the logger writes every message through {@link escapeLine},
+ * which keeps what was there, spelled as escapes.
  */
 
 /**
@@ -25,6 +28,27 @@ const UNSAFE_RUN = /\s*(?:[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]\s*)+/gu;
  */
 export function displayLine(text: string): string {
   return UNSAFE.test(text) ? text.replace(UNSAFE_RUN, " ").trim() : text;
+}
+
+/** An unsafe character as the escape JavaScript and JSON would write: `\n`, `\r`, `\t`, else `\uXXXX` (every one is in the BMP). */
+function escapeOne(char: string): string {
+  if (char === "\n") return "\\n";
+  if (char === "\r") return "\\r";
+  if (char === "\t") return "\\t";
+  return `\\u${(char.codePointAt(0) as number).toString(16).padStart(4, "0")}`;
+}
+
+const UNSAFE_EACH = /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/gu;
+
+/**
+ * `text` as one line for a log, nothing dropped: each character {@link displayLine} would
+ * remove is written as an escape instead (`\n`, `\u001b`, `\u202e`), so a value a client
+ * sent can neither start a forged line nor drive the terminal, and still reads as sent.
+ * Backslashes are left alone (a Windows path stays readable). A clean string comes back
+ * as it is, after one regex test.
+ */
+export function escapeLine(text: string): string {
+  return UNSAFE.test(text) ? text.replace(UNSAFE_EACH, escapeOne) : text;
 }
 
 /** True iff `text` holds a character {@link displayLine} would remove. */

@@ -71,10 +71,15 @@ export class UserError<Code extends string = string> extends CodedError<Code> {
   }
 }
 
-/** The host's query itself is malformed (a `UserError` a transport may answer with 400). */
+/**
+ * The host's query itself is malformed (a `UserError` a transport answers with 400). A
+ * plugin throws it from `search()` for a field it cannot use (the fact store's bad
+ * `as_of`); when every plugin a query reached threw it, the query is answered as invalid.
+ * The message starts with `invalid query: ` (added unless it is there already).
+ */
 export class InvalidQueryError extends UserError {
   constructor(message: string) {
-    super(`invalid query: ${message}`);
+    super(message.startsWith("invalid query: ") ? message : `invalid query: ${message}`);
     this.name = "InvalidQueryError";
   }
 }

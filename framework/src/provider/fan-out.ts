@@ -10,7 +10,7 @@
  * {@link FanOutState}, one per provider.
  */
 import type { ContextQuery } from "../wire/schemas.js";
-import { describeError, ERROR_CODES, UserError } from "./errors.js";
+import { describeError, ERROR_CODES, InvalidQueryError, UserError } from "./errors.js";
 import { type FrameContext, type PreparedCandidate, prepareCandidate } from "./frames.js";
 import type { Logger } from "./logger.js";
 import type { Plugin, SearchContext, SearchOutput } from "./plugin.js";
@@ -25,6 +25,8 @@ export interface PluginOutcome {
   readonly omitted: number;
   /** For `failed`: a message meant for the host when the plugin threw a UserError. */
   readonly userMessage?: string;
+  /** For `failed`: the plugin threw an `InvalidQueryError` — the query, not the plugin, is at fault. */
+  readonly invalidQuery?: boolean;
 }
 
 /** Options of {@link fanOut}. */
@@ -293,6 +295,7 @@ function failure(plugin: Plugin, error: unknown, log: Logger): PluginOutcome {
     candidates: [],
     omitted: 0,
     userMessage: error instanceof UserError ? error.message : undefined,
+    ...(error instanceof InvalidQueryError ? { invalidQuery: true } : {}),
   };
 }
 

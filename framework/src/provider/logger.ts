@@ -1,7 +1,10 @@
 /**
  * The provider's logger. Everything it writes goes to stderr: stdout carries
- * envelopes only.
+ * envelopes only. Every message is one line, whatever it holds: a goal, an id, a path
+ * or a header a client chose is written with its control characters escaped
+ * ({@link escapeLine}), so it can neither forge a line of the log nor drive a terminal.
  */
+import { escapeLine } from "./display-text.js";
 
 /** Where diagnostics go. Levels: error > warn > info > debug. */
 export interface Logger {
@@ -26,14 +29,14 @@ export interface LoggerOptions {
   stream?: { write(text: string): unknown };
 }
 
-/** A logger writing `[name] level: message` lines to stderr (or `stream`). */
+/** A logger writing `[name] level: message` lines to stderr (or `stream`), one line per message, escaped. */
 export function createLogger(options: LoggerOptions): Logger {
   const envLevel = process.env.OCP_LOG as LogLevel | undefined;
   const level = options.level ?? (envLevel !== undefined && LEVELS.includes(envLevel) ? envLevel : "info");
   const threshold = LEVELS.indexOf(level);
   const stream = options.stream ?? process.stderr;
   const line = (at: LogLevel) => (message: string) => {
-    if (LEVELS.indexOf(at) <= threshold) stream.write(`[${options.name}] ${at}: ${message}\n`);
+    if (LEVELS.indexOf(at) <= threshold) stream.write(`${escapeLine(`[${options.name}] ${at}: ${message}`)}\n`);
   };
   return { error: line("error"), warn: line("warn"), info: line("info"), debug: line("debug") };
 }
