@@ -8,11 +8,11 @@
  */
 
 import { once } from "node:events";
-import { createWriteStream, renameSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, renameSync, rmSync } from "node:fs";
 import { type CommandArgs, type Subcommand, UsageError } from "ocp-provider/cli";
 import { runProviderCommand } from "ocp-provider/serve";
 import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
-import { importJsonl } from "./import-file.js";
+import { type ImportSummary, importJsonl } from "./import-file.js";
 import { type OpenFactStoreOptions, openFactStore } from "./open.js";
 import { pgEndpoint, pgIsLocal, pgLocation } from "./pg-url.js";
 import { createFactsProvider, VERSION } from "./plugin.js";
@@ -83,6 +83,36 @@ async function withStore<T>(args: CommandArgs, create: boolean, fn: (store: Fact
     return await fn(store);
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * `import`: reports progress on stderr. A new SQLite file is made only once the whole file
+ * has passed its check, so a refused import leaves nothing behind; an existing store — or
+ * a PostgreSQL server, contacted first so that a wrong URL fails at once — loses nothing
+ * either, since the check writes nothing.
+ */
+async function importInto(options: OpenFactStoreOptions, file: string, batchSize?: number): Promise<ImportSummary> {
+  let store: FactStore | undefined;
+  const open = async () => {
+    store = await openFactStore(options);
+    return store;
+  };
+  const deferred = options.db !== undefined && !existsSync(options.db);
+  try {
+    return await importJsonl(deferred ? open : await open(), file, {
+      batchSize,
+      onClaim: (claim) => {
+        process.stderr.write(`ocp-facts: ${claim.records} records checked; ids up to ${claim.maxId} claimed\n`);
+      },
+      onBatch: (p) => {
+        process.stderr.write(
+          `ocp-facts: batch ${p.batch} committed (lines ${p.firstLine}-${p.lastLine}: ${p.inserted} new, ${p.skipped} already present)\n`,
+        );
+      },
+    });
+  } finally {
+    await (store as FactStore | undefined)?.close();
   }
 }
 
@@ -208,19 +238,7 @@ const COMMANDS: Record<string, Subcommand> = {
       const [file] = args.positionals;
       if (file === undefined) throw new UsageError("import takes a JSONL file: ocp-facts import FILE.jsonl");
       const batchSize = args.whole("batch", 1);
-      const summary = await withStore(args, true, (store) =>
-        importJsonl(store, file, {
-          batchSize,
-          onClaim: (claim) => {
-            process.stderr.write(`ocp-facts: ${claim.records} records checked; ids up to ${claim.maxId} claimed\n`);
-          },
-          onBatch: (p) => {
-            process.stderr.write(
-              `ocp-facts: batch ${p.batch} committed (lines ${p.firstLine}-${p.lastLine}: ${p.inserted} new, ${p.skipped} already present)\n`,
-            );
-          },
-        }),
-      );
+      const summary = await importInto(storeOptions(args, true), file, batchSize);
       await show(args, summary, () => renderImport(summary));
     },
   },

@@ -12,8 +12,9 @@
  * is written. So no other writer can leave an import half done and stuck.
  */
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+import { escapeLine } from "ocp-provider";
 import { FACT_ERRORS, FactError, type FactErrorCode } from "./errors.js";
+import { type JsonlLine, MAX_LINE, splitLines } from "./jsonl-lines.js";
 import { type ParsedRecord, parseRecord } from "./records.js";
 import type { FactStore } from "./store.js";
 
@@ -60,30 +61,48 @@ export interface ImportSummary {
 /** Most bad lines listed in the error; the rest are counted. */
 const SHOWN_ERRORS = 10;
 
-async function* lines(file: string): AsyncGenerator<{ number: number; text: string }> {
+/** The non-blank lines of `file`, numbered from 1; one over {@link MAX_LINE} comes without its text. */
+async function* lines(file: string): AsyncGenerator<JsonlLine> {
   const input = createReadStream(file, { encoding: "utf8" });
-  const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  let number = 0;
   try {
-    for await (const raw of reader) {
-      number++;
-      const text = number === 1 ? raw.replace(/^\uFEFF/, "") : raw;
-      if (text.trim() !== "") yield { number, text };
+    for await (const line of splitLines(input as AsyncIterable<string>)) {
+      if (line.text === undefined) yield line;
+      else {
+        const text = line.number === 1 ? line.text.replace(/^\uFEFF/, "") : line.text;
+        if (text.trim() !== "") yield { number: line.number, text };
+      }
     }
   } finally {
-    reader.close();
     input.destroy();
   }
 }
 
-function parseLine(text: string): ParsedRecord {
+/** A line's record; throws a {@link FactError} saying what is wrong with it. */
+function parseLine(line: JsonlLine): ParsedRecord {
+  if (line.text === undefined) {
+    throw new FactError(
+      FACT_ERRORS.BAD_INPUT,
+      `${line.length.toLocaleString("en-US")} characters long, over the ${MAX_LINE.toLocaleString("en-US")} ` +
+        "an import reads (no fact record is that long)",
+    );
+  }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(line.text);
   } catch (error) {
-    throw new FactError(FACT_ERRORS.BAD_INPUT, `not JSON (${(error as Error).message})`);
+    throw new FactError(FACT_ERRORS.BAD_INPUT, `not JSON (${escapeLine((error as Error).message)})`);
   }
   return parseRecord(value);
+}
+
+/** {@link parseLine} for a pass after the check: the file changed since, so the error names the line. */
+function recheckedLine(line: JsonlLine): ParsedRecord {
+  try {
+    return parseLine(line);
+  } catch (error) {
+    if (!(error instanceof FactError)) throw error;
+    throw new FactError(error.code, `line ${line.number}: ${error.message} (the file changed while it was imported)`);
+  }
 }
 
 /** What the checking pass learns of a file. */
@@ -116,10 +135,11 @@ async function scanJsonl(file: string): Promise<Scan> {
   let maxId = 0;
   const seen = new Map<string, number>();
   try {
-    for await (const { number, text } of lines(file)) {
+    for await (const line of lines(file)) {
+      const number = line.number;
       records++;
       try {
-        const record = parseLine(text);
+        const record = parseLine(line);
         const key = `${record.id}@${record.version}`;
         const first = seen.get(key);
         if (first !== undefined) {
@@ -174,14 +194,17 @@ async function refuseClashes(store: FactStore, file: string, scan: Scan, from: n
       if (++clashes <= SHOWN_ERRORS) {
         problems.push(
           `  line ${lineOf.get(record)}: fact ${record.id} version ${record.version} is already stored as ` +
-            `'${stored.subject} · ${stored.predicate}: ${shorten(stored.statement)}' (${stored.op}, recorded ${stored.recordedAt})`,
+            escapeLine(
+              `'${stored.subject} · ${stored.predicate}: ${shorten(stored.statement)}' (${stored.op}, recorded ${stored.recordedAt})`,
+            ),
         );
       }
     }
     chunk = [];
   };
-  for await (const { number, text } of lines(file)) {
-    const record = parseLine(text);
+  for await (const line of lines(file)) {
+    const record = recheckedLine(line);
+    const number = line.number;
     if (record.id < from || record.id >= to) continue;
     chunk.push({ number, record });
     if (chunk.length >= CLASH_CHUNK) await flush();
@@ -190,9 +213,13 @@ async function refuseClashes(store: FactStore, file: string, scan: Scan, from: n
   if (clashes > 0) throw listed(FACT_ERRORS.CONFLICT, file, "record clashing with stored facts", problems, clashes);
 }
 
-/** Imports a JSONL file of fact records (see `records.ts`) into `store`. */
+/**
+ * Imports a JSONL file of fact records (see `records.ts`) into `store`. Given a function
+ * instead, it opens the store only once every line has passed the check: a refused file
+ * then leaves no new, empty store behind (what `ocp-facts import` does for a new file).
+ */
 export async function importJsonl(
-  store: FactStore,
+  target: FactStore | (() => Promise<FactStore>),
   file: string,
   options: ImportJsonlOptions = {},
 ): Promise<ImportSummary> {
@@ -201,6 +228,7 @@ export async function importJsonl(
     throw new FactError(FACT_ERRORS.CONFIG, `batch size must be a whole number ≥ 1, not ${batchSize}`);
   }
   const scan = await scanJsonl(file);
+  const store = typeof target === "function" ? await target() : target;
   const totals = { inserted: 0, skipped: 0, superseded: 0 };
   if (scan.records === 0) return { records: 0, batches: 0, ...totals };
   // Every stored id is below the first free one: only file ids below it can clash.
@@ -233,10 +261,10 @@ export async function importJsonl(
     });
     batch = [];
   };
-  for await (const { number, text } of lines(file)) {
-    if (batch.length === 0) firstLine = number;
-    batch.push(parseLine(text));
-    lastLine = number;
+  for await (const line of lines(file)) {
+    if (batch.length === 0) firstLine = line.number;
+    batch.push(recheckedLine(line));
+    lastLine = line.number;
     if (batch.length >= batchSize) await flush();
   }
   await flush();
