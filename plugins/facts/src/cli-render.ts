@@ -1,8 +1,11 @@
 /**
  * How the `ocp-facts` command shows facts to a person. (`--json` prints the
- * API's objects instead.)
+ * API's objects instead.) Stored text may come from anyone's import file: every field
+ * is shown through `escapeLine`, so none can move the cursor, recolour the terminal or
+ * pass for another fact's lines; a statement's own line breaks stay, each new line indented.
  */
 
+import { escapeLine } from "ocp-provider";
 import type { ImportSummary } from "./import-file.js";
 import type { Erasure, Fact, WriteResult } from "./model.js";
 import type { FactHit } from "./store.js";
@@ -21,7 +24,7 @@ export function renderFact(fact: Fact, extra = ""): string {
   const known = `${fact.recordedAt} → ${fact.supersededAt ?? "now"}`;
   const lines = [
     `fact ${fact.id} v${fact.version}  ${fact.subject} · ${fact.predicate}  [${fact.op}]${extra}`,
-    ...fact.statement.split("\n").map((line) => `  ${line}`),
+    ...fact.statement.split(/\r?\n/).map((line) => `  ${line}`),
     `  valid ${validity(fact)}   known ${known}`,
   ];
   const origin = [
@@ -33,7 +36,7 @@ export function renderFact(fact: Fact, extra = ""): string {
   // An assertion's actor is its author, already shown; a later version's actor is who changed it.
   const actor = fact.actor !== null && fact.actor !== fact.author ? `(by ${fact.actor})` : "";
   if (fact.note !== null || actor !== "") lines.push(`  ${[fact.note, actor].filter(Boolean).join(" ")}`);
-  return `${lines.join("\n")}\n`;
+  return `${lines.map(escapeLine).join("\n")}\n`;
 }
 
 /** What a write did: the new version, and the facts it superseded. */
@@ -61,7 +64,7 @@ export function renderFacts(facts: readonly Fact[], empty: string): string {
 export function renderErasure(erasure: Erasure): string {
   const ids = erasure.ids.length === 1 ? `fact ${erasure.ids[0]}` : `facts ${erasure.ids.join(", ")}`;
   const by = erasure.actor === null ? "" : ` by ${erasure.actor}`;
-  return `${erasure.at}  erased ${ids} (${erasure.versions} version${erasure.versions === 1 ? "" : "s"})${by}: ${erasure.reason}\n`;
+  return `${escapeLine(`${erasure.at}  erased ${ids} (${erasure.versions} version${erasure.versions === 1 ? "" : "s"})${by}: ${erasure.reason}`)}\n`;
 }
 
 /** The end of an import. */

@@ -2,6 +2,7 @@
  * Opening a store: `{ db }` for a SQLite file, `{ pg }` for a PostgreSQL URL,
  * `{ pgPool }` for a pool you already have. Exactly one.
  */
+import { escapeLine } from "ocp-provider";
 import pg from "pg";
 import type { Clock } from "./backend.js";
 import { FACT_ERRORS, FactError } from "./errors.js";
@@ -66,7 +67,7 @@ export async function openFactStore(options: OpenFactStoreOptions): Promise<Fact
     // An idle connection dropped by the server must not crash the process: the next query reconnects.
     real.on(
       "error",
-      options.onPoolError ?? ((error) => process.stderr.write(`ocp-facts: PostgreSQL: ${error.message}\n`)),
+      options.onPoolError ?? ((error) => process.stderr.write(`ocp-facts: PostgreSQL: ${escapeLine(error.message)}\n`)),
     );
     pool = real;
   } else {

@@ -18,11 +18,13 @@ import {
   type DataFlow,
   definePlugin,
   defineProvider,
+  InvalidQueryError,
   type Logger,
   type Plugin,
   type Provider,
 } from "ocp-provider";
 import type { Clock } from "./backend.js";
+import { FactError } from "./errors.js";
 import type { Fact } from "./model.js";
 import { type OpenFactStoreOptions, openFactStore } from "./open.js";
 import { pgIsLocal } from "./pg-url.js";
@@ -87,6 +89,19 @@ function knownAtOf(query: ContextQuery, fallback: TimeInput | undefined): TimeIn
   return typeof asked === "string" ? asked : String(asked);
 }
 
+/**
+ * A time the query gives: a bad one is the host's mistake, an `InvalidQueryError` (HTTP
+ * 400), not the plugin failing. The message names the field; the value is shown escaped.
+ */
+function queryTime(value: TimeInput | null | undefined, field: string): Date | undefined {
+  if (value === undefined || value === null) return undefined;
+  try {
+    return new Date(parseTime(value, field));
+  } catch (error) {
+    throw error instanceof FactError ? new InvalidQueryError(error.message) : error;
+  }
+}
+
 /** How many facts to look for: enough for the packer to choose from, never unbounded. */
 const wanted = (maxFrames: number) => Math.min(64, Math.max(8, 2 * maxFrames));
 
@@ -123,8 +138,8 @@ export function facts(options: FactsOptions): Plugin {
       if (query.max_frames === 0) return [];
       const hits = await store.search({
         text: query.query_text?.trim() ? query.query_text : query.goal,
-        validAt: query.as_of,
-        knownAt: knownAtOf(query, options.asKnownAt),
+        validAt: queryTime(query.as_of, "as_of"),
+        knownAt: queryTime(knownAtOf(query, options.asKnownAt), "as_known_at"),
         limit: wanted(query.max_frames),
       });
       return hits.map(({ fact, relevance }) => toCandidate(store as FactStore, fact, relevance));

@@ -13,6 +13,7 @@
  *
  * `id` is required: it is what makes a re-run of an import harmless.
  */
+import { escapeLine } from "ocp-provider";
 import { FACT_ERRORS, FactError } from "./errors.js";
 import {
   checkId,
@@ -92,7 +93,9 @@ export function parseRecord(value: unknown): ParsedRecord {
   const record = value as Record<string, unknown>;
   const unknown = Object.keys(record).filter((key) => !FIELDS.has(key));
   // A misspelt field ("valid_form") would otherwise be dropped without a word.
-  if (unknown.length > 0) throw new FactError(FACT_ERRORS.BAD_INPUT, `unknown field(s): ${unknown.join(", ")}`);
+  if (unknown.length > 0) {
+    throw new FactError(FACT_ERRORS.BAD_INPUT, `unknown field(s): ${escapeLine(unknown.join(", "))}`);
+  }
   if (record.id === undefined) {
     throw new FactError(FACT_ERRORS.BAD_INPUT, "id is required: it is what makes re-running an import safe");
   }

@@ -13,6 +13,7 @@
  * problem: a date-time without an offset, impossible dates (`2023-02-29`), leap
  * seconds, years outside 0000–9999, anything else.
  */
+import { escapeLine } from "ocp-provider";
 import { FACT_ERRORS, FactError } from "./errors.js";
 
 /** A time as the API accepts it: an RFC 3339 string or a `Date`. */
@@ -25,8 +26,15 @@ export const MAX_TIME = 253_402_300_799_999;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
 
+/** The first `max` code points of `text` (never half a surrogate pair), and `…` when there were more. */
+function shorten(text: string, max: number): string {
+  const points = [...text.slice(0, 2 * max + 1)];
+  return points.length > max ? `${points.slice(0, max).join("")}…` : points.join("");
+}
+
 function fail(what: string, value: unknown, why: string): FactError {
-  const shown = typeof value === "string" ? `'${value.length > 60 ? `${value.slice(0, 60)}…` : value}'` : String(value);
+  // Shown escaped: the value may come from a host's query or an imported file, and the message may reach a terminal.
+  const shown = escapeLine(typeof value === "string" ? `'${shorten(value, 60)}'` : String(value));
   return new FactError(FACT_ERRORS.BAD_TIME, `${what}: ${shown} is not a usable time: ${why}`);
 }
 
