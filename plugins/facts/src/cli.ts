@@ -7,8 +7,10 @@
  * `serve`'s serving options are `runProviderCommand`'s; the commands are here.
  */
 
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createWriteStream, existsSync, renameSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, openSync, renameSync, rmSync } from "node:fs";
+import { pipeline } from "node:stream/promises";
 import { type CommandArgs, type Subcommand, UsageError } from "ocp-provider/cli";
 import { runProviderCommand } from "ocp-provider/serve";
 import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
@@ -303,18 +305,20 @@ const COMMANDS: Record<string, Subcommand> = {
           for await (const fact of store.versions()) await out(`${JSON.stringify(toRecord(fact))}\n`);
           return;
         }
-        // Written aside and renamed into place: a failed export never leaves half a file under the name.
-        const partial = `${target}.partial`;
-        const stream = createWriteStream(partial);
+        // Written aside and renamed into place: a failed export never leaves half a file under the
+        // name. The aside file is a new one (a name of its own, created exclusively): a link planted
+        // under a predictable name (`out.jsonl.partial` → a file elsewhere) is never written through.
+        const partial = `${target}.${process.pid}-${randomBytes(6).toString("hex")}.partial`;
+        const fd = openSync(partial, "wx"); // throws if anything, a link included, is there
         try {
-          for await (const fact of store.versions()) {
-            if (!stream.write(`${JSON.stringify(toRecord(fact))}\n`)) await once(stream, "drain");
-          }
-          stream.end();
-          await once(stream, "finish");
+          await pipeline(
+            async function* () {
+              for await (const fact of store.versions()) yield `${JSON.stringify(toRecord(fact))}\n`;
+            },
+            createWriteStream(partial, { fd }),
+          );
           renameSync(partial, target);
         } catch (error) {
-          stream.destroy();
           rmSync(partial, { force: true });
           throw error;
         }

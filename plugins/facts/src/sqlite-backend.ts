@@ -180,21 +180,26 @@ export function openSqliteBackend(options: SqliteBackendOptions): FactBackend {
     throw new FactError(FACT_ERRORS.NO_STORE, `cannot open ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {
+    db.pragma("busy_timeout = 5000");
+    // Looked at before anything is written: a file that is not a fact store is refused as it
+    // was found (switching it to WAL alone would rewrite its header and add files beside it).
+    const empty = checkStore(db, file, options.create);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    db.pragma("busy_timeout = 5000");
     db.pragma("secure_delete = ON");
     db.pragma("wal_autocheckpoint = 10000");
     db.pragma(`cache_size = -${Math.round((options.cacheMb ?? 64) * 1024)}`);
-    prepareSchema(db, file, options.create);
+    if (empty) createSchema(db);
   } catch (error) {
     db.close();
-    throw error;
+    if (error instanceof FactError) throw error;
+    throw new FactError(FACT_ERRORS.NO_STORE, `cannot open ${file}: ${(error as Error).message}`, { cause: error });
   }
   return new SqliteBackend(db, file, options.clock ?? Date.now);
 }
 
-function prepareSchema(db: Database.Database, file: string, create: boolean): void {
+/** Throws unless `db` holds a store of this layout or, with `create`, nothing at all; true when it is empty. */
+function checkStore(db: Database.Database, file: string, create: boolean): boolean {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   if (!hasMeta) {
     const empty = db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number };
@@ -204,11 +209,7 @@ function prepareSchema(db: Database.Database, file: string, create: boolean): vo
         `${file} is ${empty.n > 0 ? "a SQLite database but " : ""}not an ocp-facts store`,
       );
     }
-    db.transaction(() => {
-      db.exec(SCHEMA);
-      db.prepare("INSERT INTO meta VALUES ('schema', ?)").run(SCHEMA_VERSION);
-    }).immediate();
-    return;
+    return true;
   }
   const version = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
   if (version?.value !== SCHEMA_VERSION) {
@@ -217,6 +218,16 @@ function prepareSchema(db: Database.Database, file: string, create: boolean): vo
       `${file} has store layout ${version?.value ?? "?"}, but this ocp-facts reads layout ${SCHEMA_VERSION}`,
     );
   }
+  return false;
+}
+
+/** Makes the tables of a new store; a second process creating the same store at once finds them made. */
+function createSchema(db: Database.Database): void {
+  db.transaction(() => {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined) return;
+    db.exec(SCHEMA);
+    db.prepare("INSERT INTO meta VALUES ('schema', ?)").run(SCHEMA_VERSION);
+  }).immediate();
 }
 
 class SqliteBackend implements FactBackend {
