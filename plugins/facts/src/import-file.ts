@@ -153,7 +153,9 @@ async function scanJsonl(file: string): Promise<Scan> {
         maxId = Math.max(maxId, record.id);
       } catch (error) {
         if (!(error instanceof FactError)) throw error;
-        if (++bad <= SHOWN_ERRORS) problems.push(`  line ${number}: ${error.message}`);
+        // The line's own code, when it says more than the listing's (OCP_FACTS_ID_RANGE, OCP_FACTS_BAD_TIME).
+        const code = error.code === FACT_ERRORS.BAD_INPUT ? "" : ` (${error.code})`;
+        if (++bad <= SHOWN_ERRORS) problems.push(`  line ${number}: ${error.message}${code}`);
       }
     }
   } catch (error) {
