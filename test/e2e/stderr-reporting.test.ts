@@ -55,6 +55,25 @@ describe("a plugin's error is said once", () => {
   });
 });
 
+describe("what a query carries into the provider's log", () => {
+  it("ocp serve: a goal with escapes and line breaks stays on its own line, escaped, in every log line", async () => {
+    const forged = "x\u001b[2J\n[echo-goal] error: forged line\u202e";
+    const child = spawnNode([OCP_BIN, "serve", "test/fixtures/goal-echo-provider.ts"], { OCP_LOG: "info" });
+    await handshake(child, { timeoutMs: 20_000 });
+    child.send({ type: "query", query: { ...QUERY, goal: forged } });
+    expect((await nextEnvelope(child, 20_000)).type).toBe("frames");
+    child.send({ type: "shutdown" });
+    expect((await exitWithin(child, 20_000)).code).toBe(0);
+    const stderr = child.stderr();
+    const escaped = "x\\u001b[2J\\n[echo-goal] error: forged line\\u202e";
+    // The info line, the refusal and the crash: each says the goal, escaped, on its own line.
+    expect(count(stderr, escaped), stderr).toBe(3);
+    expect(stderr).not.toContain("\u001b");
+    expect(stderr).not.toContain("\u202e");
+    expect(stderr.split("\n").filter((line) => line.startsWith("[echo-goal] error: forged"))).toEqual([]);
+  });
+});
+
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 describe("ocp inspect and a provider that hangs", () => {
