@@ -4,6 +4,7 @@
  * name and its codes (docs/errors.md lists them).
  */
 
+import { readFileSync } from "node:fs";
 import { CREATE_ERROR_CODES, CreateError } from "create-ocp-provider";
 import { FACT_ERRORS, FactError } from "ocp-plugin-facts";
 import { CACHE_ERRORS, CacheError } from "ocp-plugin-symbols";
@@ -48,5 +49,14 @@ describe("CodedError", () => {
     expect(isCodedError(Object.assign(new Error("m"), { code: "OCP_ERR_BUSY" }))).toBe(true);
     expect(isCodedError(Object.assign(new Error("m"), { code: "ENOENT" }))).toBe(false);
     expect(isCodedError({ code: "OCP_ERR_BUSY" })).toBe(false);
+  });
+
+  it("every code of the core, the MCP bridge, the symbol cache and the fact store is listed in docs/errors.md", () => {
+    const doc = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
+    const errors = doc("docs/errors.md");
+    const codes = [ERROR_CODES, MCP_ERROR_CODES, CACHE_ERRORS, FACT_ERRORS].flatMap((list) => Object.values(list));
+    expect(codes.filter((code) => !errors.includes(`\`${code}\``))).toEqual([]);
+    const factsReadme = doc("plugins/facts/README.md");
+    expect(Object.values(FACT_ERRORS).filter((code) => !factsReadme.includes(`\`${code}\``))).toEqual([]);
   });
 });
