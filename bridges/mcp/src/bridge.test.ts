@@ -15,9 +15,12 @@ import { createMcpBridge, ERROR_CODE_META } from "./bridge.js";
 import { MCP_ERROR_CODES, McpBridgeError } from "./errors.js";
 import {
   type Corpus,
+  connectBridge,
   connectClient,
   corpusProvider,
   createCorpus,
+  type MemoryFact,
+  memoryFacts,
   referenceCount,
   troubledProvider,
 } from "./test-support/providers.js";
@@ -168,6 +171,28 @@ describe("an answer", () => {
     const secret = new URL("secret.txt", `file://${corpus.root}/`).href;
     await expect(client.readResource({ uri: secret })).rejects.toThrow(/no answer of this bridge linked it/);
     await expect(client.readResource({ uri: "fact://store/1" })).rejects.toThrow(/OCP_ERR_MCP_RESOURCE/);
+  });
+
+  it("keeps each session's links its own: another session lists none and reads none", async () => {
+    const facts: MemoryFact[] = [{ id: 1, statement: "alice lives in Paris." }];
+    const bridge = createMcpBridge(memoryFacts(facts));
+    const [first, second] = [await connectBridge(bridge), await connectBridge(bridge)];
+    try {
+      const result = await call({ goal: "where does alice live" }, first.client);
+      expect(result.content.filter((item) => item.type === "resource_link")).toMatchObject([{ uri: "fact://mem/1" }]);
+      expect((await first.client.listResources()).resources.map((resource) => resource.uri)).toEqual(["fact://mem/1"]);
+      expect((await second.client.listResources()).resources).toEqual([]);
+      await expect(second.client.readResource({ uri: "fact://mem/1" })).rejects.toThrow(
+        /no answer of this bridge linked it/,
+      );
+      expect((await first.client.readResource({ uri: "fact://mem/1" })).contents[0]).toMatchObject({
+        text: "alice lives in Paris.",
+      });
+      facts.length = 0;
+      await expect(first.client.readResource({ uri: "fact://mem/1" })).rejects.toThrow(/no longer serves it/);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 
   it("serves concurrent calls from one provider started once", async () => {

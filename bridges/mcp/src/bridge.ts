@@ -1,8 +1,8 @@
 /**
  * The bridge: one provider, started once, behind as many MCP servers as there are
  * client sessions (an `McpServer` serves one transport). Each server has the one
- * tool and the two resource templates; answering, rendering, the learned wrapper
- * cost and the registry of linked resources are shared by all of them.
+ * tool and the two resource templates; answering, rendering and the learned wrapper
+ * cost are shared by all of them, the links a session was given are its own.
  */
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -10,7 +10,7 @@ import { type Provider, UserError } from "ocp-provider";
 import { type BridgeQuery, type BudgetedAnswerer, createBudgetedAnswerer } from "./budget.js";
 import { MCP_ERROR_CODES, McpBridgeError, type McpErrorCode } from "./errors.js";
 import { createContextRenderer } from "./render.js";
-import { ResourceRegistry } from "./resources.js";
+import { type AskProvider, ResourceRegistry } from "./resources.js";
 import {
   inputSchema,
   MIN_MAX_TOKENS,
@@ -44,7 +44,7 @@ export interface McpBridge {
   readonly provider: Provider;
   /** The tool's name. */
   readonly toolName: string;
-  /** A new MCP server for one client connection, sharing the provider and the linked resources. */
+  /** A new MCP server for one client connection: it shares the provider, and keeps the links it gives its own. */
   createServer(): McpServer;
 }
 
@@ -100,27 +100,35 @@ export function createMcpBridge(provider: Provider, options: McpBridgeOptions = 
     );
   }
   const answer = createBudgetedAnswerer(provider, createContextRenderer(provider.counter));
-  const registry = new ResourceRegistry(provider.root);
   const input = inputSchema(provider, limits);
   const output = outputSchema();
   const description = toolDescription(provider, limits);
   const annotations = toolAnnotations(provider);
-  const callTool = makeCallTool(provider, answer, registry, timeoutMs);
-
-  const readResource = async (uri: URL) => {
-    try {
-      return { contents: [await registry.read(uri.href)] };
-    } catch (error) {
-      const code = error instanceof McpBridgeError ? error.code : MCP_ERROR_CODES.RESOURCE;
-      // -32002: the MCP code for "resource not found".
-      throw new McpError(-32002, (error as Error).message, { code, uri: uri.href });
-    }
+  const timeFields = ["as_of", ...Object.keys(provider.queryExtensions)];
+  // A fact is asked for again with room for every frame the tool could show, under the tool's time bound.
+  const ask: AskProvider = async (question, signal) => {
+    const asked = { ...question, max_tokens: limits.maxTokensLimit, max_frames: limits.maxFramesLimit };
+    const outcome = await bounded(provider, timeoutMs, signal, (bound) => provider.query(asked, { signal: bound }));
+    if (outcome.ok) return outcome.value;
+    throw new Error(outcome.message);
   };
 
   return {
     provider,
     toolName,
     createServer() {
+      // Per session: a session lists and reads only what it was answered.
+      const registry = new ResourceRegistry({ root: provider.root, ask });
+      const callTool = makeCallTool(provider, answer, registry, timeoutMs, timeFields);
+      const readResource = async (uri: URL, extra: { signal: AbortSignal }) => {
+        try {
+          return { contents: [await registry.read(uri.href, extra.signal)] };
+        } catch (error) {
+          const code = error instanceof McpBridgeError ? error.code : MCP_ERROR_CODES.RESOURCE;
+          // -32002: the MCP code for "resource not found".
+          throw new McpError(-32002, (error as Error).message, { code, uri: uri.href });
+        }
+      };
       const server = new McpServer(
         { name: provider.info.name, version: provider.info.version },
         {
@@ -138,47 +146,87 @@ export function createMcpBridge(provider: Provider, options: McpBridgeOptions = 
         "files",
         new ResourceTemplate("file://{+path}", { list: async () => ({ resources: registry.list("file:") }) }),
         { description: `Files of ${provider.info.name}'s frames, read whole from inside its root` },
-        readResource,
+        (uri, _variables, extra) => readResource(uri, extra),
       );
       server.registerResource(
         "facts",
         new ResourceTemplate("fact://{+fact}", { list: async () => ({ resources: registry.list("fact:") }) }),
         { description: `Facts of ${provider.info.name}'s frames, as the provider served them` },
-        readResource,
+        (uri, _variables, extra) => readResource(uri, extra),
       );
       return server;
     },
   };
 }
 
-/** The tool's handler: a budgeted answer, or an error result; it never throws, so the bridge stays up. */
-function makeCallTool(provider: Provider, answer: BudgetedAnswerer, registry: ResourceRegistry, timeoutMs: number) {
-  return async (query: BridgeQuery, clientSignal: AbortSignal): Promise<CallToolResult> => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([clientSignal, timeout]);
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      // The race answers on time even if a plugin ignores its abort signal.
-      const answered = await Promise.race([
-        answer(query, signal),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(timeout.reason), timeoutMs + 50);
-        }),
-      ]);
-      const links = registry.link(answered.result.frames);
+/** How a bounded call to the provider ended: its value, or an error code and a message fit for the client. */
+type Bounded<T> = { ok: true; value: T } | { ok: false; code: McpErrorCode; message: string };
+
+/**
+ * Runs `work` against the provider within `timeoutMs` (or until the client gives up), and
+ * sorts how it failed: a timeout, the provider's own message for a bad query, or anything
+ * else, whose details go to stderr only.
+ */
+async function bounded<T>(
+  provider: Provider,
+  timeoutMs: number,
+  clientSignal: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<Bounded<T>> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = clientSignal === undefined ? timeout : AbortSignal.any([clientSignal, timeout]);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // The race answers on time even if a plugin ignores its abort signal.
+    const value = await Promise.race([
+      work(signal),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timeout.reason), timeoutMs + 50);
+      }),
+    ]);
+    return { ok: true, value };
+  } catch (error) {
+    if (timeout.aborted) {
       return {
-        content: [{ type: "text", text: answered.rendering.text }, ...links],
-        structuredContent: answered.result as unknown as Record<string, unknown>,
+        ok: false,
+        code: MCP_ERROR_CODES.TIMEOUT,
+        message: `${provider.info.name} did not answer within ${timeoutMs} ms`,
       };
-    } catch (error) {
-      if (timeout.aborted)
-        return toolError(MCP_ERROR_CODES.TIMEOUT, `${provider.info.name} did not answer within ${timeoutMs} ms`);
-      if (error instanceof UserError) return toolError(MCP_ERROR_CODES.QUERY, error.message);
-      const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      provider.log.error(`mcp: tool call failed: ${detail}`);
-      return toolError(MCP_ERROR_CODES.PROVIDER, `${provider.info.name} failed to answer (details are on its stderr)`);
-    } finally {
-      clearTimeout(timer);
     }
+    if (error instanceof UserError) return { ok: false, code: MCP_ERROR_CODES.QUERY, message: error.message };
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    provider.log.error(`mcp: call to the provider failed: ${detail}`);
+    return {
+      ok: false,
+      code: MCP_ERROR_CODES.PROVIDER,
+      message: `${provider.info.name} failed to answer (details are on its stderr)`,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The tool's handler: a budgeted answer, or an error result; it never throws, so the
+ * bridge stays up. The answer's links go into the session's `registry`, with the
+ * question's `timeFields` (to ask for a fact again at the same times).
+ */
+function makeCallTool(
+  provider: Provider,
+  answer: BudgetedAnswerer,
+  registry: ResourceRegistry,
+  timeoutMs: number,
+  timeFields: readonly string[],
+) {
+  return async (query: BridgeQuery, clientSignal: AbortSignal): Promise<CallToolResult> => {
+    const outcome = await bounded(provider, timeoutMs, clientSignal, (signal) => answer(query, signal));
+    if (!outcome.ok) return toolError(outcome.code, outcome.message);
+    const asked: Record<string, unknown> = {};
+    for (const field of timeFields) if (query[field] !== undefined) asked[field] = query[field];
+    const links = registry.link(outcome.value.result.frames, asked);
+    return {
+      content: [{ type: "text", text: outcome.value.rendering.text }, ...links],
+      structuredContent: outcome.value.result as unknown as Record<string, unknown>,
+    };
   };
 }

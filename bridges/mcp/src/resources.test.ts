@@ -1,6 +1,6 @@
 /**
  * resources/read on real files and real symlinks: only what was linked, only inside
- * the root, never through a link.
+ * the root, never through a link; and facts asked of a real provider again at read time.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ContextFrame } from "ocp-provider/wire";
 import { afterAll, describe, expect, it } from "vitest";
-import { ResourceRegistry, readInsideRoot } from "./resources.js";
+import { type AskProvider, ResourceRegistry, readInsideRoot } from "./resources.js";
+import { type MemoryFact, memoryFacts } from "./test-support/providers.js";
 
 const base = mkdtempSync(join(tmpdir(), "ocp-mcp-resources-"));
 const root = join(base, "root");
@@ -63,9 +64,18 @@ describe("readInsideRoot", () => {
   });
 });
 
+/** A registry whose facts come from a real provider over `facts`, asked as the bridge asks it. */
+function registryOver(facts: MemoryFact[] = [], options: { capacity?: number; maxBytes?: number } = {}) {
+  const asked: Record<string, unknown>[] = [];
+  const provider = memoryFacts(facts, asked);
+  const ask: AskProvider = (question, signal) =>
+    provider.query({ ...question, max_tokens: 32_000, max_frames: 64 }, { signal });
+  return { registry: new ResourceRegistry({ root, ask, ...options }), asked };
+}
+
 describe("ResourceRegistry", () => {
   it("links each file or fact uri once, in frame order; no link for other schemes or files outside the root", () => {
-    const registry = new ResourceRegistry(root);
+    const { registry } = registryOver();
     const links = registry.link([
       frame({ uri: fileUri(join(root, "docs", "guide.md")), citation_label: "docs/guide.md L1" }),
       frame({ id: "f2", uri: fileUri(join(root, "docs", "guide.md")) }),
@@ -95,45 +105,88 @@ describe("ResourceRegistry", () => {
     expect(registry.list("file:").map((entry) => entry.name)).toEqual(["docs/guide.md"]);
   });
 
-  it("reads a linked file whole, a linked fact as served, and nothing it did not link", async () => {
-    const registry = new ResourceRegistry(root);
-    const guide = fileUri(join(root, "docs", "guide.md"));
-    registry.link([
-      frame({ uri: guide }),
-      frame({
-        id: "42@v1",
-        kind: "fact",
-        uri: "fact://company/42",
-        content: "alice works at Acme.",
-        valid_from: "2024-01-01T00:00:00Z",
-      }),
-    ]);
-    expect(await registry.read(guide)).toEqual({ uri: guide, mimeType: "text/markdown", text: "# Guide\n\nHello.\n" });
-    expect(await registry.read("fact://company/42")).toMatchObject({
-      text: "alice works at Acme.",
-      _meta: { "ocp/frame": { valid_from: "2024-01-01T00:00:00Z" } },
-    });
-    await expect(registry.read(fileUri(join(root, "notes.txt")))).rejects.toMatchObject({
+  it("reads a linked file whole from disk as it is now, and nothing it did not link", async () => {
+    const { registry } = registryOver();
+    const notes = fileUri(join(root, "notes.txt"));
+    registry.link([frame({ uri: notes })]);
+    expect(await registry.read(notes)).toEqual({ uri: notes, mimeType: "text/plain", text: "plain notes\n" });
+    writeFileSync(join(root, "notes.txt"), "notes, rewritten\n");
+    expect((await registry.read(notes)).text).toBe("notes, rewritten\n");
+    await expect(registry.read(fileUri(join(root, "docs", "guide.md")))).rejects.toMatchObject({
       code: "OCP_ERR_MCP_RESOURCE",
       message: expect.stringMatching(/no answer of this bridge linked it/),
     });
   });
 
-  it("keeps the whole fact when a smaller budget later served it cut", async () => {
-    const registry = new ResourceRegistry(root);
-    registry.link([frame({ id: "7@v1", uri: "fact://s/7", content: "line one\nline two\n" })]);
-    registry.link([frame({ id: "7@v1", uri: "fact://s/7", content: "line one\n" })]);
-    expect((await registry.read("fact://s/7")).text).toBe("line one\nline two\n");
-    registry.link([frame({ id: "7@v2", uri: "fact://s/7", content: "corrected\n" })]);
-    expect((await registry.read("fact://s/7")).text).toBe("corrected\n");
+  it("reads a fact as the provider serves it now: corrected reads corrected, gone is refused and forgotten", async () => {
+    const facts: MemoryFact[] = [{ id: 7, statement: "alice works at Acme." }];
+    const { registry } = registryOver(facts);
+    registry.link([frame({ id: "7@v1", kind: "fact", uri: "fact://mem/7", content: "alice works at Acme." })]);
+    expect(await registry.read("fact://mem/7")).toMatchObject({
+      text: "alice works at Acme.",
+      _meta: { "ocp/frame": { citation_label: "fact 7" } },
+    });
+    (facts[0] as MemoryFact).statement = "alice works at Globex.";
+    expect((await registry.read("fact://mem/7")).text).toBe("alice works at Globex.");
+    facts.length = 0;
+    await expect(registry.read("fact://mem/7")).rejects.toMatchObject({
+      code: "OCP_ERR_MCP_RESOURCE",
+      message: expect.stringMatching(/the provider no longer serves it/),
+    });
+    expect(registry.list("fact:")).toEqual([]);
+    await expect(registry.read("fact://mem/7")).rejects.toThrow(/no answer of this bridge linked it/);
+  });
+
+  it("asks for a fact again by its own words, kind, and the time fields of the question that linked it", async () => {
+    const facts: MemoryFact[] = [{ id: 3, statement: "bob lives in Lyon.", validFrom: "2030-01-01" }];
+    const { registry, asked } = registryOver(facts);
+    const linked = frame({ id: "3@v1", kind: "fact", uri: "fact://mem/3", content: "bob lives in Lyon." });
+    registry.link([linked], { as_of: "2031-06-01T00:00:00Z", as_known_at: "2031-07-01" });
+    expect((await registry.read("fact://mem/3")).text).toBe("bob lives in Lyon.");
+    expect(asked.at(-1)).toMatchObject({
+      query_text: "bob lives in Lyon.",
+      kinds: ["fact"],
+      as_of: "2031-06-01T00:00:00Z",
+      as_known_at: "2031-07-01",
+    });
+    // Linked by a question about now, the same fact is not valid yet: not served.
+    registry.link([linked]);
+    await expect(registry.read("fact://mem/3")).rejects.toThrow(/no longer serves it/);
+  });
+
+  it("says why when the provider cannot be asked", async () => {
+    const registry = new ResourceRegistry({
+      root,
+      ask: () => Promise.reject(new Error("facts did not answer within 300 ms")),
+    });
+    registry.link([frame({ kind: "fact", uri: "fact://mem/1" })]);
+    await expect(registry.read("fact://mem/1")).rejects.toThrow(
+      /cannot read fact:\/\/mem\/1: the provider could not be asked for it again: facts did not answer within 300 ms/,
+    );
+    // Not forgotten: the fact may well still be there.
+    expect(registry.list("fact:").map((entry) => entry.uri)).toEqual(["fact://mem/1"]);
   });
 
   it("refuses a linked file that became a symlink since, and forgets the oldest links beyond its capacity", async () => {
-    const registry = new ResourceRegistry(root, 2);
+    const { registry } = registryOver([], { capacity: 2 });
     registry.link([frame({ uri: fileUri(join(root, "leak.txt")) })]);
     await expect(registry.read(fileUri(join(root, "leak.txt")))).rejects.toThrow(/symbolic link/);
     registry.link([frame({ uri: "fact://s/1" }), frame({ id: "f2", uri: "fact://s/2" })]);
     await expect(registry.read(fileUri(join(root, "leak.txt")))).rejects.toThrow(/no answer of this bridge linked it/);
     expect(registry.list("fact:").map((entry) => entry.uri)).toEqual(["fact://s/1", "fact://s/2"]);
+  });
+
+  it("keeps what it needs to ask again within its byte bound, and links no fact it could not keep", () => {
+    const { registry } = registryOver([], { maxBytes: 4000 });
+    const fact = (id: number, size: number) =>
+      frame({ id: `${id}`, kind: "fact", uri: `fact://s/${id}`, content: "w ".repeat(size / 2) });
+    for (let id = 1; id <= 8; id++) registry.link([fact(id, 600)]);
+    const kept = registry.list("fact:").map((entry) => entry.uri);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(8);
+    expect(kept.at(-1)).toBe("fact://s/8");
+    expect(registry.link([fact(9, 5000)])).toEqual([]);
+    // A large question counts too: its time fields are kept with each fact it linked.
+    expect(registry.link([fact(10, 10)], { as_known_at: "x".repeat(5000) })).toEqual([]);
   });
 });

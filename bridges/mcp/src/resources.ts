@@ -1,18 +1,24 @@
 /**
  * Resource links and `resources/read`: every frame with a `file://` or `fact://` uri
- * gets a `resource_link`, and a client may read what a link names — the whole file,
- * or the fact as the provider served it.
+ * gets a `resource_link`, and a client may read what a link names — the whole file as
+ * it is on disk now, or the fact as the provider serves it now.
  *
- * Only what the bridge has linked can be read, and a file only inside the provider's
- * root: a link is an answer the provider already gave, so reading it discloses
- * nothing new, while a bare `file://` reader would serve anything under the root
- * (the provider's plugins may skip hidden or ignored files; a reader must not
+ * Only what this session has been linked can be read, and a file only inside the
+ * provider's root: a link is an answer the provider already gave, so reading it
+ * discloses nothing new, while a bare `file://` reader would serve anything under the
+ * root (the provider's plugins may skip hidden or ignored files; a reader must not
  * un-skip them).
+ *
+ * Nothing is served from a copy kept here. A file is read from disk at read time; a fact
+ * is asked of the provider again (by its own words, at the valid and system time of the
+ * question that linked it), so a fact erased, retracted or corrected since is served as
+ * the provider serves it now — or not at all. A frame with no source the bridge can go
+ * back to (any other scheme, no uri) gets no link.
  */
 import { extname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RootReader } from "ocp-provider/fs";
-import type { ContextFrame } from "ocp-provider/wire";
+import type { ContextFrame, ContextQueryResult, FrameKind } from "ocp-provider/wire";
 import { MCP_ERROR_CODES, McpBridgeError } from "./errors.js";
 
 /** Largest file `resources/read` returns. */
@@ -36,14 +42,45 @@ export interface ResourceContents {
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * A question to the provider for one fact again: its own words, its kind, and the time
+ * fields (`as_of`, extension fields such as `as_known_at`) of the question that linked it.
+ */
+export interface FactQuestion {
+  goal: string;
+  query_text: string;
+  kinds: FrameKind[];
+  [field: string]: unknown;
+}
+
+/**
+ * Asks the provider (budgets and time bound are the caller's). Rejects with an error whose
+ * message may be shown to the client as is.
+ */
+export type AskProvider = (question: FactQuestion, signal?: AbortSignal) => Promise<ContextQueryResult>;
+
+/** Options of {@link ResourceRegistry}. */
+export interface ResourceRegistryOptions {
+  /** The provider's root: files are linked and read only inside it. */
+  root: string;
+  /** Asks the provider again: what reading a `fact:` link serves. */
+  ask: AskProvider;
+  /** Most links kept (the most recently linked); default 1000. */
+  capacity?: number;
+  /** Most bytes kept to ask for facts again (their words and time fields); default 1 MiB. */
+  maxBytes?: number;
+}
+
 interface Linked {
   readonly uri: string;
-  /** The file's absolute path, for `file:` links. */
-  readonly path?: string;
   readonly name: string;
   readonly mimeType: string;
-  /** The frame last served under the uri: what a `fact:` link reads back. */
-  frame: ContextFrame;
+  /** The file's absolute path, for `file:` links. */
+  readonly path?: string;
+  /** For `fact:` links: how to ask the provider for it again. */
+  readonly question?: FactQuestion;
+  /** What this entry counts against `maxBytes`. */
+  readonly bytes: number;
 }
 
 const MIME_TYPES: Record<string, string> = {
@@ -89,25 +126,41 @@ export async function readInsideRoot(root: string, path: string, maxBytes = MAX_
   return new TextDecoder("utf-8").decode(bytes);
 }
 
-/** The uris the bridge has linked (the most recent `capacity`), and reading them. */
+/**
+ * The links of one client session (the most recent `capacity`), and reading them. One
+ * per session: a session lists and reads only what it was answered.
+ */
 export class ResourceRegistry {
   private readonly linked = new Map<string, Linked>();
+  private readonly root: string;
+  private readonly ask: AskProvider;
+  private readonly capacity: number;
+  private readonly maxBytes: number;
+  private bytes = 0;
 
-  constructor(
-    private readonly root: string,
-    private readonly capacity = 10_000,
-  ) {}
+  constructor(options: ResourceRegistryOptions) {
+    this.root = options.root;
+    this.ask = options.ask;
+    this.capacity = options.capacity ?? 1000;
+    this.maxBytes = options.maxBytes ?? 1024 * 1024;
+  }
 
-  /** Records the frames' uris and returns one link per distinct `file:`/`fact:` uri, in frame order. */
-  link(frames: readonly ContextFrame[]): ResourceLink[] {
+  /**
+   * Records the frames' uris and returns one link per distinct `file:`/`fact:` uri, in
+   * frame order. `asked` holds the time fields of the question they answer (`as_of`,
+   * extension fields): a fact is asked for again at the same times.
+   */
+  link(frames: readonly ContextFrame[], asked: Readonly<Record<string, unknown>> = {}): ResourceLink[] {
     const links: ResourceLink[] = [];
     const seen = new Set<string>();
+    const askedBytes = JSON.stringify(asked).length;
     for (const frame of frames) {
       const uri = frame.uri === undefined ? undefined : normalized(frame.uri);
       if (uri === undefined || seen.has(uri)) continue;
-      const entry = this.remember(uri, frame);
+      const entry = this.entryFor(uri, frame, asked, askedBytes);
       if (entry === undefined) continue;
       seen.add(uri);
+      this.remember(entry);
       links.push({
         type: "resource_link",
         uri,
@@ -126,26 +179,19 @@ export class ResourceRegistry {
     return all.slice(-limit).map(({ uri, name, mimeType }) => ({ uri, name, mimeType }));
   }
 
-  /** Reads a linked uri; throws a {@link McpBridgeError} (`OCP_ERR_MCP_RESOURCE`) otherwise. */
-  async read(uri: string): Promise<ResourceContents> {
-    const entry = this.linked.get(normalized(uri) ?? uri);
+  /**
+   * Reads a linked uri from its source; throws a {@link McpBridgeError} (`OCP_ERR_MCP_RESOURCE`)
+   * for a uri this session was not linked, and for one its source no longer gives.
+   */
+  async read(uri: string, signal?: AbortSignal): Promise<ResourceContents> {
+    const key = normalized(uri) ?? uri;
+    const entry = this.linked.get(key);
     const fail = (why: string, cause?: unknown) =>
       new McpBridgeError(MCP_ERROR_CODES.RESOURCE, `cannot read ${uri}: ${why}`, { cause });
     if (entry === undefined) throw fail("no answer of this bridge linked it");
-    if (entry.path === undefined) {
-      const { frame } = entry;
-      const meta = {
-        title: frame.title,
-        citation_label: frame.citation_label,
-        valid_from: frame.valid_from,
-        valid_to: frame.valid_to,
-        recorded_at: frame.recorded_at,
-        provenance: frame.provenance,
-      };
-      return { uri, mimeType: entry.mimeType, text: frame.content, _meta: { "ocp/frame": meta } };
-    }
+    if (entry.question !== undefined) return this.readFact(entry, entry.question, uri, fail, signal);
     try {
-      return { uri, mimeType: entry.mimeType, text: await readInsideRoot(this.root, entry.path) };
+      return { uri, mimeType: entry.mimeType, text: await readInsideRoot(this.root, entry.path as string) };
     } catch (error) {
       // A refusal's message names the path and the reason (a symlink, outside the root, too large).
       const why = (error as { code?: string }).code === "ENOENT" ? "no such file" : (error as Error).message;
@@ -153,33 +199,87 @@ export class ResourceRegistry {
     }
   }
 
-  /** Remembers a uri the bridge can serve; undefined for one it cannot (another scheme, a file outside the root). */
-  private remember(uri: string, frame: ContextFrame): Linked | undefined {
-    let entry = this.linked.get(uri);
-    if (entry === undefined) {
-      if (uri.startsWith("file:")) {
-        let path: string;
-        try {
-          path = fileURLToPath(uri);
-        } catch {
-          return undefined;
-        }
-        if (!inside(this.root, path)) return undefined;
-        const name = relative(this.root, path).split(sep).join("/");
-        entry = { uri, path, name, mimeType: MIME_TYPES[extname(path).toLowerCase()] ?? "text/plain", frame };
-      } else if (uri.startsWith("fact:")) {
-        entry = { uri, name: frame.citation_label ?? frame.title, mimeType: "text/plain", frame };
-      } else {
+  /** Asks the provider for the fact again and serves its answer; a fact it no longer serves is forgotten. */
+  private async readFact(
+    entry: Linked,
+    question: FactQuestion,
+    uri: string,
+    fail: (why: string, cause?: unknown) => McpBridgeError,
+    signal: AbortSignal | undefined,
+  ): Promise<ResourceContents> {
+    let answer: ContextQueryResult;
+    try {
+      answer = await this.ask(question, signal);
+    } catch (error) {
+      throw fail(`the provider could not be asked for it again: ${(error as Error).message}`, error);
+    }
+    const frame = answer.frames.find(
+      (candidate) => candidate.uri !== undefined && normalized(candidate.uri) === entry.uri,
+    );
+    if (frame === undefined) {
+      this.forget(entry.uri);
+      throw fail(
+        "the provider no longer serves it (erased, retracted, or not valid at the time asked); ask get_context again",
+      );
+    }
+    const meta = {
+      title: frame.title,
+      citation_label: frame.citation_label,
+      valid_from: frame.valid_from,
+      valid_to: frame.valid_to,
+      recorded_at: frame.recorded_at,
+      provenance: frame.provenance,
+    };
+    return { uri, mimeType: entry.mimeType, text: frame.content, _meta: { "ocp/frame": meta } };
+  }
+
+  /** The entry a frame's uri gets; undefined for one the bridge cannot go back to (another scheme, outside the root). */
+  private entryFor(
+    uri: string,
+    frame: ContextFrame,
+    asked: Readonly<Record<string, unknown>>,
+    askedBytes: number,
+  ): Linked | undefined {
+    if (uri.startsWith("file:")) {
+      let path: string;
+      try {
+        path = fileURLToPath(uri);
+      } catch {
         return undefined;
       }
-    } else {
-      this.linked.delete(uri); // re-inserted below: the map stays in least-recently-linked order
-      // The same frame cut shorter by a smaller budget must not replace the whole one.
-      const cutShorter = entry.frame.id === frame.id && entry.frame.content.length > frame.content.length;
-      if (!cutShorter) entry.frame = frame;
+      if (!inside(this.root, path)) return undefined;
+      const name = relative(this.root, path).split(sep).join("/");
+      const mimeType = MIME_TYPES[extname(path).toLowerCase()] ?? "text/plain";
+      return { uri, name, mimeType, path, bytes: uri.length + path.length };
     }
-    this.linked.set(uri, entry);
-    if (this.linked.size > this.capacity) this.linked.delete(this.linked.keys().next().value as string);
-    return entry;
+    if (!uri.startsWith("fact:")) return undefined;
+    const question: FactQuestion = {
+      ...asked,
+      goal: `${frame.title}: ${frame.content}`,
+      query_text: frame.content,
+      kinds: [frame.kind],
+    };
+    const name = frame.citation_label ?? frame.title;
+    const bytes = uri.length + name.length + frame.title.length + 2 * frame.content.length + askedBytes;
+    // A fact this session could not keep the words of gets no link, rather than one that cannot be read.
+    if (bytes > this.maxBytes) return undefined;
+    return { uri, name, mimeType: "text/plain", question, bytes };
+  }
+
+  /** Keeps `entry` as the most recent link; the oldest go beyond the capacity or the byte bound. */
+  private remember(entry: Linked): void {
+    this.forget(entry.uri);
+    this.linked.set(entry.uri, entry);
+    this.bytes += entry.bytes;
+    while (this.linked.size > this.capacity || this.bytes > this.maxBytes) {
+      this.forget(this.linked.keys().next().value as string);
+    }
+  }
+
+  private forget(uri: string): void {
+    const entry = this.linked.get(uri);
+    if (entry === undefined) return;
+    this.linked.delete(uri);
+    this.bytes -= entry.bytes;
   }
 }

@@ -19,7 +19,7 @@ import {
   silentLogger,
   UserError,
 } from "ocp-provider";
-import { createMcpBridge, type McpBridgeOptions } from "../bridge.js";
+import { createMcpBridge, type McpBridge, type McpBridgeOptions } from "../bridge.js";
 
 interface Tiktoken {
   get_encoding(name: string): { encode_ordinary(text: string): Uint32Array };
@@ -118,12 +118,58 @@ export function troubledProvider(options: { pluginTimeoutMs?: number } = {}): Pr
   });
 }
 
-/** An MCP client connected in-process to a bridge of `provider`. */
-export async function connectClient(
-  provider: Provider,
-  options: McpBridgeOptions = {},
-): Promise<{ client: Client; close(): Promise<void> }> {
-  const bridge = createMcpBridge(provider, options);
+/** A fact as {@link memoryFacts} holds it: change the array, and the provider answers differently. */
+export interface MemoryFact {
+  id: number;
+  statement: string;
+  /** Valid from this day on (ISO); always valid when absent. */
+  validFrom?: string;
+}
+
+/**
+ * A provider of `fact` frames over a live array of facts (`fact://mem/<id>`): a fact matches
+ * a goal that shares a word with it, and one not yet valid at the query's `as_of` is left
+ * out. Every query it receives is pushed onto `asked`.
+ */
+export function memoryFacts(facts: MemoryFact[], asked: Record<string, unknown>[] = []): Provider {
+  return defineProvider({
+    name: "memory-facts",
+    version: "1.0.0",
+    dataFlow: { reads: true, writes: false, egress: false },
+    logger: silentLogger,
+    plugins: [
+      definePlugin({
+        name: "facts",
+        kinds: ["fact"],
+        queryExtensions: { as_known_at: { type: "string", description: "System time." } },
+        search: (query) => {
+          asked.push({ ...query });
+          const words = new Set((query.query_text ?? query.goal).toLowerCase().match(/\w+/g));
+          const at = query.as_of === undefined ? Date.now() : Date.parse(query.as_of);
+          return facts
+            .filter((fact) => fact.validFrom === undefined || Date.parse(fact.validFrom) <= at)
+            .filter((fact) =>
+              fact.statement
+                .toLowerCase()
+                .match(/\w+/g)
+                ?.some((word) => words.has(word)),
+            )
+            .map((fact) => ({
+              kind: "fact" as const,
+              title: `fact ${fact.id}`,
+              content: fact.statement,
+              relevance: 1,
+              uri: `fact://mem/${fact.id}`,
+              citationLabel: `fact ${fact.id}`,
+            }));
+        },
+      }),
+    ],
+  });
+}
+
+/** An MCP client connected in-process to a server of `bridge` (a new session of it). */
+export async function connectBridge(bridge: McpBridge): Promise<{ client: Client; close(): Promise<void> }> {
   const server = bridge.createServer();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test-client", version: "0.0.0" });
@@ -135,4 +181,12 @@ export async function connectClient(
       await server.close();
     },
   };
+}
+
+/** An MCP client connected in-process to a bridge of `provider`. */
+export function connectClient(
+  provider: Provider,
+  options: McpBridgeOptions = {},
+): Promise<{ client: Client; close(): Promise<void> }> {
+  return connectBridge(createMcpBridge(provider, options));
 }
