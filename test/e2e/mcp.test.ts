@@ -85,6 +85,63 @@ describe("ocp mcp over stdio (the SDK spawns it)", () => {
     expect(session.stderr()).toMatch(/docs 0\.1\.0 MCP \(tool get_context\) serving on stdio/);
   });
 
+  it("answers a line over 10 MiB, a line that is not JSON and one that is not JSON-RPC with errors, and reads on", async () => {
+    const child = children.spawn([OCP_BIN, ...DOCS]);
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    };
+    child.send(initialize);
+    expect(JSON.parse(await child.nextLine(20_000))).toMatchObject({ id: 1, result: { serverInfo: { name: "docs" } } });
+    child.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    // What the SDK's client writes for a call with an 11 MiB goal: one line, its id at the end.
+    const goal = "x".repeat(11 * 1024 * 1024);
+    child.send({ method: "tools/call", params: { name: "get_context", arguments: { goal } }, jsonrpc: "2.0", id: 2 });
+    expect(JSON.parse(await child.nextLine(20_000))).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error: a line over 10485760 bytes, skipped unread" },
+    });
+    child.send("{not json\n");
+    expect(JSON.parse(await child.nextLine())).toMatchObject({ id: null, error: { code: -32700 } });
+    child.send({ jsonrpc: "1.0", id: 3, method: "tools/list" });
+    expect(JSON.parse(await child.nextLine())).toMatchObject({ id: 3, error: { code: -32600 } });
+    child.send({ jsonrpc: "2.0", id: 4, method: "tools/list" });
+    expect(JSON.parse(await child.nextLine())).toMatchObject({ id: 4, result: { tools: [{ name: "get_context" }] } });
+    expect(child.stderr()).toMatch(/a line over 10485760 bytes, skipped unread/);
+    expect(child.stderr()).not.toMatch(/xxxx/);
+    child.process.stdin.end();
+    expect((await exitWithin(child, 5000)).code).toBe(0);
+  });
+
+  it("takes on a bounded number of calls at once, however many a client sends", async () => {
+    const child = children.spawn([OCP_BIN, "mcp", "test/fixtures/troubled-provider.ts"]);
+    child.send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
+    await child.nextLine(20_000);
+    const calls = Array.from({ length: 200 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i + 1,
+      method: "tools/call",
+      params: { name: "get_context", arguments: { goal: "wait" } },
+    }));
+    child.send(calls.map((call) => `${JSON.stringify(call)}\n`).join(""));
+    let most = 0;
+    for (let i = 0; i < calls.length; i++) {
+      const reply = JSON.parse(await child.nextLine(20_000)) as { result: { content: { text: string }[] } };
+      const seen = /At most (\d+) searches at once/.exec(reply.result.content[0]?.text ?? "")?.[1];
+      expect(seen, JSON.stringify(reply)).toBeDefined();
+      most = Math.max(most, Number(seen));
+    }
+    expect(most).toBeLessThanOrEqual(32);
+  });
+
   it("exits 0 when the client closes its stdin, though the provider holds the event loop open", async () => {
     const child = children.spawn([OCP_BIN, "mcp", "test/fixtures/troubled-provider.ts"]);
     child.send({

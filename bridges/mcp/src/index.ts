@@ -18,4 +18,12 @@ export {
 } from "./render.js";
 export { MAX_RESOURCE_BYTES, ResourceRegistry, readInsideRoot } from "./resources.js";
 export { type McpServing, runMcp, type ServeMcpOptions, serveMcp } from "./serve.js";
+export {
+  INVALID_REQUEST,
+  type McpByteSink,
+  type McpByteSource,
+  type McpStdioOptions,
+  McpStdioTransport,
+  PARSE_ERROR,
+} from "./stdio.js";
 export { inputSchema, MIN_MAX_TOKENS, outputSchema, toolAnnotations, toolDescription } from "./tool.js";

@@ -2,18 +2,19 @@
  * Serving: `serveMcp()` for code that embeds the bridge, `runMcp()` for commands
  * (`ocp mcp`, `--mcp`) — signals, stderr lines, and the process ends with the session.
  */
-import type { Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Provider } from "ocp-provider";
 import type { McpBridgeModule, McpRunOptions } from "ocp-provider/serve";
 import { guardStdout } from "ocp-provider/stdio";
 import { createMcpBridge, type McpBridge, type McpBridgeOptions } from "./bridge.js";
 import type { McpHttpOptions } from "./http.js";
+import { type McpStdioOptions, McpStdioTransport } from "./stdio.js";
 
 /** Options of {@link serveMcp}: the bridge's, and HTTP's when serving over HTTP. */
 export interface ServeMcpOptions extends McpBridgeOptions {
   /** Serve streamable HTTP with these options (`{}` for the defaults); over stdio when absent. */
   http?: McpHttpOptions;
+  /** Over stdio: the line and in-flight bounds (see {@link McpStdioTransport}). */
+  stdio?: Pick<McpStdioOptions, "maxLineBytes" | "maxInFlight">;
 }
 
 /** A bridge being served. */
@@ -71,14 +72,17 @@ export async function serveMcp(
     };
   }
 
-  // The SDK's stdio transport writes with stdout.write(): hand it the real writer, not the guard.
+  // The transport writes with the real writer, not the guard.
   const stdout = process.stdout;
   const output = {
     write: (chunk: string) => (write as (chunk: string) => boolean)(chunk),
-    once: (event: string, listener: () => void) => stdout.once(event, listener),
-  } as unknown as Writable;
+    once: (event: "drain", listener: () => void) => stdout.once(event, listener),
+  };
   const server = bridge.createServer();
-  const transport = new StdioServerTransport(process.stdin, output);
+  const transport = new McpStdioTransport(process.stdin, output, {
+    ...options.stdio,
+    warn: (message) => resolved.log.warn(message),
+  });
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= server
