@@ -221,6 +221,21 @@ describe("ocp mcp over streamable HTTP", () => {
     expect(await post({ origin: "http://localhost:6274" })).toBe(200);
   });
 
+  it("with --max-sessions, refuses a client beyond the bound with 503 and keeps the sessions it serves", async () => {
+    const bounded = children.spawn([OCP_BIN, ...DOCS, "--http", "127.0.0.1:0", "--max-sessions", "2"]);
+    const at = await listeningUrl(bounded);
+    const clients = [await connectHttp(at), await connectHttp(at)];
+    try {
+      await expect(connectHttp(at)).rejects.toMatchObject({
+        code: 503,
+        message: expect.stringMatching(/all 2 sessions are in use .*--max-sessions/),
+      });
+      for (const client of clients) expect((await client.listTools()).tools).toHaveLength(1);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
   it("drains and exits 0 on SIGTERM", async () => {
     child.process.kill("SIGTERM");
     expect((await exitWithin(child, 5000)).code).toBe(0);
@@ -288,11 +303,20 @@ describe("a misbehaving provider behind the bridge", () => {
 });
 
 describe("ocp mcp usage", () => {
-  it("exits 2 with the usage for a missing module or a token without --http", async () => {
-    for (const args of [["mcp"], ["mcp", "examples/docs-provider.ts", "--token", "t"]]) {
+  it("exits 2 with the usage for a missing module, a token or a session bound without --http, or a bad bound", async () => {
+    for (const args of [
+      ["mcp"],
+      ["mcp", "examples/docs-provider.ts", "--token", "t"],
+      ["mcp", "examples/docs-provider.ts", "--max-sessions", "2"],
+      ["mcp", "examples/docs-provider.ts", "--http", "0", "--max-sessions", "0"],
+      ["mcp", "examples/docs-provider.ts", "--http", "0", "--max-sessions", "lots"],
+    ]) {
       const child = children.spawn([OCP_BIN, ...args]);
       expect((await exitWithin(child, 15_000)).code, args.join(" ")).toBe(2);
       expect(child.stderr()).toMatch(/ocp mcp <module>/);
+      if (args.includes("--max-sessions")) {
+        expect(child.stderr()).toMatch(/--max-sessions (needs --http|must be a whole number ≥ 1, not '(0|lots)')/);
+      }
     }
   });
 });

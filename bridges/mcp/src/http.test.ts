@@ -7,9 +7,10 @@ import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { definePlugin, defineProvider, silentLogger } from "ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpBridge } from "./bridge.js";
-import { type McpHttpServer, serveMcpHttp } from "./http.js";
+import { type McpHttpOptions, type McpHttpServer, serveMcpHttp } from "./http.js";
 import { troubledProvider } from "./test-support/providers.js";
 
 const TOKEN = "s3cret-token";
@@ -20,7 +21,6 @@ beforeAll(async () => {
     token: TOKEN,
     allowedOrigins: ["https://app.example"],
     maxBodyBytes: 4096,
-    maxSessions: 2,
   });
 });
 afterAll(() => server.close());
@@ -35,8 +35,9 @@ const INITIALIZE = {
 /** One raw HTTP request, with exactly the headers given (Host included). */
 function raw(
   options: { method?: string; path?: string; headers?: Record<string, string>; body?: string } = {},
+  at: string = server.url,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  const url = new URL(server.url);
+  const url = new URL(at);
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -65,9 +66,12 @@ function raw(
   });
 }
 
-async function connect(headers: Record<string, string> = { Authorization: `Bearer ${TOKEN}` }): Promise<Client> {
+async function connect(
+  headers: Record<string, string> = { Authorization: `Bearer ${TOKEN}` },
+  at: string = server.url,
+): Promise<Client> {
   const client = new Client({ name: "http-test", version: "0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(at), { requestInit: { headers } }));
   return client;
 }
 
@@ -128,13 +132,126 @@ describe("the MCP endpoint over HTTP", () => {
     expect((await raw({ method: "GET" })).status).toBe(400);
     expect((await raw({ path: "/" })).status).toBe(404);
   });
+});
 
-  it("closes the least recently used session beyond its bound", async () => {
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await raw()).headers["mcp-session-id"] as string);
-    const ping = (id: string) =>
-      raw({ body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }), headers: { "mcp-session-id": id } });
-    expect((await ping(ids[0] as string)).status).toBe(404);
-    expect((await ping(ids[2] as string)).status).toBe(200);
+describe("the session bound", () => {
+  const ping = (url: string, id: string) =>
+    raw({ body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }), headers: { "mcp-session-id": id } }, url);
+  const open = async (url: string) => {
+    const response = await raw({}, url);
+    return { status: response.status, id: response.headers["mcp-session-id"] as string | undefined, response };
+  };
+  const served: McpHttpServer[] = [];
+  const serveWith = async (options: McpHttpOptions) => {
+    const bound = await serveMcpHttp(createMcpBridge(troubledProvider()), { token: TOKEN, ...options });
+    served.push(bound);
+    return bound;
+  };
+  afterAll(() => Promise.all(served.map((bound) => bound.close())));
+
+  it("serves 100 of 200 clients that come at once, refuses the others with 503 and Retry-After, and loses none it serves", async () => {
+    const bound = await serveWith({});
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 200 }, () => connect(undefined, bound.url).then((client) => client)),
+    );
+    const clients = attempts.flatMap((attempt) => (attempt.status === "fulfilled" ? [attempt.value] : []));
+    const refusals = attempts.flatMap((attempt) =>
+      attempt.status === "rejected" ? [attempt.reason as Error & { code?: number }] : [],
+    );
+    try {
+      expect(clients).toHaveLength(100);
+      expect(refusals).toHaveLength(100);
+      for (const refusal of refusals) {
+        expect(refusal.code).toBe(503);
+        expect(refusal.message).toMatch(/all 100 sessions are in use.*--max-sessions/);
+      }
+      const listed = await Promise.all(clients.map((client) => client.listTools()));
+      expect(listed.every(({ tools }) => tools[0]?.name === "get_context")).toBe(true);
+      const refused = await raw({}, bound.url);
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(300);
+      expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000 } });
+      // A client that ends its session (DELETE) makes room.
+      const leaving = clients.pop() as Client;
+      await (leaving.transport as StreamableHTTPClientTransport).terminateSession();
+      await leaving.close();
+      const next = await connect(undefined, bound.url);
+      clients.push(next);
+    } finally {
+      await Promise.all(clients.map((client) => client.close().catch(() => {})));
+    }
+  });
+
+  it("gives a session idle for sessionIdleMs to a new client, the least recently used first", async () => {
+    const bound = await serveWith({ maxSessions: 2, sessionIdleMs: 0 });
+    const [first, second] = [await open(bound.url), await open(bound.url)];
+    expect((await ping(bound.url, first.id as string)).status).toBe(200); // first is now the most recently used
+    const third = await open(bound.url);
+    expect(third.status).toBe(200);
+    expect((await ping(bound.url, second.id as string)).status).toBe(404);
+    expect((await ping(bound.url, first.id as string)).status).toBe(200);
+    expect((await ping(bound.url, third.id as string)).status).toBe(200);
+  });
+
+  it("never closes a session while one of its requests is being answered", async () => {
+    let started: () => void = () => {};
+    const searching = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const provider = defineProvider({
+      name: "gated",
+      version: "1.0.0",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      plugins: [
+        definePlugin({
+          name: "gate",
+          kinds: ["memory"],
+          search: async () => {
+            started();
+            await gate;
+            return [{ content: "done\n", relevance: 1, title: "Done" }];
+          },
+        }),
+      ],
+    });
+    const bound = await serveMcpHttp(createMcpBridge(provider), { token: TOKEN, maxSessions: 1, sessionIdleMs: 0 });
+    served.push(bound);
+    const busy = await open(bound.url);
+    const call = raw(
+      {
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "get_context", arguments: { goal: "wait" } },
+        }),
+        headers: { "mcp-session-id": busy.id as string },
+      },
+      bound.url,
+    );
+    await searching;
+    const refused = await open(bound.url);
+    expect(refused.status).toBe(503);
+    expect(refused.response.headers["retry-after"]).toBe("1");
+    release();
+    const answered = await call;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body)).toMatchObject({ id: 2, result: { content: [{ type: "text" }] } });
+    // Answered and idle: now it may go.
+    expect((await open(bound.url)).status).toBe(200);
+    expect((await ping(bound.url, busy.id as string)).status).toBe(404);
+  });
+
+  it("refuses a bound that cannot work", async () => {
+    const bridge = createMcpBridge(troubledProvider());
+    for (const options of [{ maxSessions: 0 }, { maxSessions: 1.5 }, { sessionIdleMs: -1 }]) {
+      await expect(serveMcpHttp(bridge, options)).rejects.toThrow(/OCP_ERR_MCP_CONFIG/);
+    }
   });
 });

@@ -7,8 +7,10 @@
  * - a request with an Origin header must come from a loopback origin or an allowed one
  *   (the MCP transport spec asks servers to check Origin);
  * - an optional bearer token, compared in constant time;
- * - a request body limit.
- * Refusals are JSON-RPC error bodies with 4xx statuses.
+ * - a request body limit;
+ * - a bound on sessions that never closes an active one: a new client gets 503 and
+ *   `Retry-After` while every session has been used within `sessionIdleMs`.
+ * Refusals are JSON-RPC error bodies with 4xx statuses (503 for the session bound).
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
@@ -20,6 +22,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { isLoopback } from "ocp-provider/http";
 import type { McpBridge } from "./bridge.js";
+import { MCP_ERROR_CODES, McpBridgeError } from "./errors.js";
 
 /** The path MCP clients connect to. */
 export const MCP_PATH = "/mcp";
@@ -38,8 +41,14 @@ export interface McpHttpOptions {
   allowedOrigins?: readonly string[];
   /** Largest accepted request body in bytes; default 1 MiB. */
   maxBodyBytes?: number;
-  /** Most client sessions kept at once; the least recently used is closed beyond it. Default 100. */
+  /**
+   * Most client sessions open at once; default 100. When all are open, a new client gets
+   * 503 with `Retry-After` — unless one has been idle for `sessionIdleMs`: then the least
+   * recently used idle one is closed to make room. An active session is never closed.
+   */
   maxSessions?: number;
+  /** How long a session must have had no request before a new client may take its place; default 5 minutes. */
+  sessionIdleMs?: number;
 }
 
 /** A listening bridge. */
@@ -79,7 +88,28 @@ function sameSecret(given: string, expected: string): boolean {
 
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** When its last request began or ended (ms since the epoch). */
+  lastUsed: number;
+  /** Its requests being answered now. */
+  active: number;
   close(): Promise<void>;
+}
+
+/** What a new client finds when every session is taken: room (after closing an idle one), or when to retry. */
+function makeRoom(sessions: Map<string, Session>, idleMs: number, now: number): { retryAfterMs: number } | undefined {
+  let soonest = idleMs;
+  // Least recently used first: the map is kept in that order.
+  for (const [id, session] of sessions) {
+    if (session.active > 0) continue;
+    const idleFor = now - session.lastUsed;
+    if (idleFor >= idleMs) {
+      sessions.delete(id);
+      void session.close();
+      return undefined;
+    }
+    soonest = Math.min(soonest, idleMs - idleFor);
+  }
+  return { retryAfterMs: soonest };
 }
 
 /** Builds the Hono app; `sessions` are the open client sessions, by id. */
@@ -93,8 +123,17 @@ export function createMcpHttpApp(
   const origins = new Set(options.allowedOrigins ?? []);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxSessions = options.maxSessions ?? 100;
+  const sessionIdleMs = options.sessionIdleMs ?? 5 * 60_000;
+  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) {
+    throw new McpBridgeError(MCP_ERROR_CODES.CONFIG, `maxSessions must be a whole number ≥ 1, not ${maxSessions}`);
+  }
+  if (!Number.isSafeInteger(sessionIdleMs) || sessionIdleMs < 0) {
+    throw new McpBridgeError(MCP_ERROR_CODES.CONFIG, `sessionIdleMs must be a whole number ≥ 0, not ${sessionIdleMs}`);
+  }
+  // Sessions being initialized: they count against the bound before they are in the map.
+  let opening = 0;
   const app = new Hono();
-  const refuse = (c: Context, status: 400 | 401 | 403 | 404 | 405 | 413 | 500, message: string, code = -32000) =>
+  const refuse = (c: Context, status: 400 | 401 | 403 | 404 | 405 | 413 | 500 | 503, message: string, code = -32000) =>
     c.json({ jsonrpc: "2.0", error: { code, message }, id: null }, status);
 
   app.onError((error, c) => {
@@ -137,7 +176,14 @@ export function createMcpHttpApp(
       if (session === undefined) return refuse(c, 404, `unknown or closed session '${id}'`, -32001);
       sessions.delete(id); // re-inserted: the map stays in least-recently-used order
       sessions.set(id, session);
-      return session.transport.handleRequest(c.req.raw);
+      session.active++;
+      session.lastUsed = Date.now();
+      try {
+        return await session.transport.handleRequest(c.req.raw);
+      } finally {
+        session.active--;
+        session.lastUsed = Date.now();
+      }
     }
     if (c.req.method !== "POST") return refuse(c, 400, "no session: POST an initialize request first");
     let body: unknown;
@@ -149,28 +195,50 @@ export function createMcpHttpApp(
     const initializes = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
     if (!initializes) return refuse(c, 400, "no session: POST an initialize request first");
 
+    if (sessions.size + opening >= maxSessions) {
+      const full = makeRoom(sessions, sessionIdleMs, Date.now());
+      if (full !== undefined) {
+        const seconds = Math.max(1, Math.ceil(full.retryAfterMs / 1000));
+        c.header("Retry-After", String(seconds));
+        return refuse(
+          c,
+          503,
+          `all ${maxSessions} sessions are in use (none idle for ${Math.round(sessionIdleMs / 1000)} s): ` +
+            `retry in ${seconds} s, or start the bridge with a higher --max-sessions`,
+        );
+      }
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: true,
       onsessioninitialized: (sessionId) => {
+        opened();
         sessions.set(sessionId, session);
-        if (sessions.size > maxSessions) {
-          const [oldest, dropped] = sessions.entries().next().value as [string, Session];
-          sessions.delete(oldest);
-          void dropped.close();
-        }
       },
       onsessionclosed: (sessionId) => void sessions.delete(sessionId),
     });
     const server = bridge.createServer();
     const session: Session = {
       transport,
+      lastUsed: Date.now(),
+      active: 0,
       close: async () => {
         await server.close().catch(() => {});
       },
     };
-    await server.connect(transport);
-    return transport.handleRequest(c.req.raw, { parsedBody: body });
+    opening++;
+    let pending = true;
+    const opened = () => {
+      if (pending) opening--;
+      pending = false;
+    };
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(c.req.raw, { parsedBody: body });
+    } finally {
+      opened();
+      session.lastUsed = Date.now();
+    }
   });
   return app;
 }

@@ -109,7 +109,10 @@ export const runMcp: McpBridgeModule["runMcp"] = async (load, options: McpRunOpt
   const serving = await serveMcp(load, {
     allowEgress: options.allowEgress,
     toolName: options.toolName,
-    http: options.http !== undefined ? { ...options.http, token: options.token } : undefined,
+    http:
+      options.http !== undefined
+        ? { ...options.http, token: options.token, maxSessions: options.maxSessions }
+        : undefined,
   });
   const { provider, toolName } = serving.bridge;
   const who = `${provider.info.name} ${provider.info.version}`;

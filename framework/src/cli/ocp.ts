@@ -72,12 +72,27 @@ async function serveCommand(args: string[]): Promise<void> {
 /** `ocp mcp`: the bridge package is loaded only now, so the core never depends on it. */
 async function mcpCommand(args: string[]): Promise<void> {
   const { http, token, "allow-egress": allowEgress } = SERVE_OPTIONS;
-  const options = { http, token, "allow-egress": allowEgress, "tool-name": { type: "string" } } as const;
+  const options = {
+    http,
+    token,
+    "allow-egress": allowEgress,
+    "tool-name": { type: "string" },
+    "max-sessions": { type: "string" },
+  } as const;
   const { module, args: line, serve } = servingLine("mcp", args, options);
+  const sessions = line.string("max-sessions");
+  if (sessions !== undefined && serve.http === undefined) throw usageError("mcp", "--max-sessions needs --http");
+  const maxSessions = sessions === undefined ? undefined : Number(sessions);
+  if (
+    maxSessions !== undefined &&
+    (!/^\d+$/.test(sessions as string) || maxSessions < 1 || !Number.isSafeInteger(maxSessions))
+  ) {
+    throw usageError("mcp", `--max-sessions must be a whole number ≥ 1, not '${sessions}'`);
+  }
   // The transport table's front door: it names the bridge package and loads it now.
   await TRANSPORTS.mcp.serve(() => loadProvider(module), {
     ...serve,
-    mcp: { allowEgress: serve.mcp?.allowEgress === true, toolName: line.string("tool-name") },
+    mcp: { allowEgress: serve.mcp?.allowEgress === true, toolName: line.string("tool-name"), maxSessions },
   });
 }
 

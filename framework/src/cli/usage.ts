@@ -31,13 +31,16 @@ Options:
                        repeatable). Requests with any other Origin header get 403`,
   },
   mcp: {
-    synopsis: "ocp mcp <module> [--http [host:]port] [--token T] [--allow-egress] [--tool-name NAME]",
+    synopsis:
+      "ocp mcp <module> [--http [host:]port] [--token T] [--max-sessions N] [--allow-egress] [--tool-name NAME]",
     details: `Serve the provider to MCP clients as one tool (get_context): over stdio, or over
 streamable HTTP at /mcp with --http. Needs the package ocp-provider-mcp. See docs/mcp.md.
 
 Options:
   --http [host:]port   serve streamable HTTP instead of stdio (default host 127.0.0.1)
   --token T            with --http: require "Authorization: Bearer T" (default: $OCP_HTTP_TOKEN)
+  --max-sessions N     with --http: most client sessions open at once (default 100); when all are
+                       in use, a new client gets 503 unless one has been idle for 5 minutes
   --allow-egress       consent to serve a provider that declares egress (data leaves the machine)
   --tool-name NAME     the tool's name (default get_context)`,
   },

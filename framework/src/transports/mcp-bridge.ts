@@ -19,6 +19,8 @@ export interface McpRunOptions {
   allowEgress?: boolean;
   /** The tool's name; default `get_context`. */
   toolName?: string;
+  /** Over HTTP: most client sessions open at once (the bridge's default when absent). */
+  maxSessions?: number;
 }
 
 /** The part of the bridge package the core calls. */
