@@ -117,7 +117,7 @@ describe("ocp mcp over stdio (the SDK spawns it)", () => {
   });
 
   it("takes on a bounded number of calls at once, however many a client sends", async () => {
-    const child = children.spawn([OCP_BIN, "mcp", "test/fixtures/troubled-provider.ts"]);
+    const child = children.spawn([OCP_BIN, "mcp", "test/fixtures/gauge-provider.ts"]);
     child.send({
       jsonrpc: "2.0",
       id: 0,
@@ -129,7 +129,7 @@ describe("ocp mcp over stdio (the SDK spawns it)", () => {
       jsonrpc: "2.0",
       id: i + 1,
       method: "tools/call",
-      params: { name: "get_context", arguments: { goal: "wait" } },
+      params: { name: "get_context", arguments: { goal: "how many at once" } },
     }));
     child.send(calls.map((call) => `${JSON.stringify(call)}\n`).join(""));
     let most = 0;

@@ -173,23 +173,25 @@ describe("an answer", () => {
     await expect(client.readResource({ uri: "fact://store/1" })).rejects.toThrow(/OCP_ERR_MCP_RESOURCE/);
   });
 
-  it("keeps each session's links its own: another session lists none and reads none", async () => {
+  it("lists a session's links to that session only, and reads a fact for any session by asking again", async () => {
     const facts: MemoryFact[] = [{ id: 1, statement: "alice lives in Paris." }];
     const bridge = createMcpBridge(memoryFacts(facts));
     const [first, second] = [await connectBridge(bridge), await connectBridge(bridge)];
+    const uris = async (on: Client) => (await on.listResources()).resources.map((resource) => resource.uri);
     try {
       const result = await call({ goal: "where does alice live" }, first.client);
       expect(result.content.filter((item) => item.type === "resource_link")).toMatchObject([{ uri: "fact://mem/1" }]);
-      expect((await first.client.listResources()).resources.map((resource) => resource.uri)).toEqual(["fact://mem/1"]);
-      expect((await second.client.listResources()).resources).toEqual([]);
-      await expect(second.client.readResource({ uri: "fact://mem/1" })).rejects.toThrow(
-        /no answer of this bridge linked it/,
-      );
-      expect((await first.client.readResource({ uri: "fact://mem/1" })).contents[0]).toMatchObject({
+      expect(await uris(first.client)).toEqual(["fact://mem/1"]);
+      expect(await uris(second.client)).toEqual([]);
+      // A client that reconnects keeps what it was linked: the bridge linked it, so it reads.
+      expect((await second.client.readResource({ uri: "fact://mem/1" })).contents[0]).toMatchObject({
         text: "alice lives in Paris.",
       });
       facts.length = 0;
-      await expect(first.client.readResource({ uri: "fact://mem/1" })).rejects.toThrow(/no longer serves it/);
+      await expect(second.client.readResource({ uri: "fact://mem/1" })).rejects.toThrow(/no longer serves it/);
+      // Gone from every session's list, and unreadable for all.
+      expect(await uris(first.client)).toEqual([]);
+      await expect(first.client.readResource({ uri: "fact://mem/1" })).rejects.toThrow(/OCP_ERR_MCP_RESOURCE/);
     } finally {
       await Promise.all([first.close(), second.close()]);
     }

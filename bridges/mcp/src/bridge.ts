@@ -2,7 +2,7 @@
  * The bridge: one provider, started once, behind as many MCP servers as there are
  * client sessions (an `McpServer` serves one transport). Each server has the one
  * tool and the two resource templates; answering, rendering and the learned wrapper
- * cost are shared by all of them, the links a session was given are its own.
+ * cost and the links are shared by all of them; each lists only the links it gave.
  */
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -10,7 +10,7 @@ import { type Provider, UserError } from "ocp-provider";
 import { type BridgeQuery, type BudgetedAnswerer, createBudgetedAnswerer } from "./budget.js";
 import { MCP_ERROR_CODES, McpBridgeError, type McpErrorCode } from "./errors.js";
 import { createContextRenderer } from "./render.js";
-import { type AskProvider, ResourceRegistry } from "./resources.js";
+import { type AskProvider, ResourceRegistry, type SessionResources } from "./resources.js";
 import {
   inputSchema,
   MIN_MAX_TOKENS,
@@ -44,7 +44,7 @@ export interface McpBridge {
   readonly provider: Provider;
   /** The tool's name. */
   readonly toolName: string;
-  /** A new MCP server for one client connection: it shares the provider, and keeps the links it gives its own. */
+  /** A new MCP server for one client connection: it shares the provider and the links, and lists its own. */
   createServer(): McpServer;
 }
 
@@ -113,16 +113,18 @@ export function createMcpBridge(provider: Provider, options: McpBridgeOptions = 
     throw new Error(outcome.message);
   };
 
+  const registry = new ResourceRegistry({ root: provider.root, ask });
+
   return {
     provider,
     toolName,
     createServer() {
-      // Per session: a session lists and reads only what it was answered.
-      const registry = new ResourceRegistry({ root: provider.root, ask });
-      const callTool = makeCallTool(provider, answer, registry, timeoutMs, timeFields);
+      // A session lists only what it was answered; what any session was answered can be read.
+      const resources = registry.session();
+      const callTool = makeCallTool(provider, answer, resources, timeoutMs, timeFields);
       const readResource = async (uri: URL, extra: { signal: AbortSignal }) => {
         try {
-          return { contents: [await registry.read(uri.href, extra.signal)] };
+          return { contents: [await resources.read(uri.href, extra.signal)] };
         } catch (error) {
           const code = error instanceof McpBridgeError ? error.code : MCP_ERROR_CODES.RESOURCE;
           // -32002: the MCP code for "resource not found".
@@ -144,13 +146,13 @@ export function createMcpBridge(provider: Provider, options: McpBridgeOptions = 
       );
       server.registerResource(
         "files",
-        new ResourceTemplate("file://{+path}", { list: async () => ({ resources: registry.list("file:") }) }),
+        new ResourceTemplate("file://{+path}", { list: async () => ({ resources: resources.list("file:") }) }),
         { description: `Files of ${provider.info.name}'s frames, read whole from inside its root` },
         (uri, _variables, extra) => readResource(uri, extra),
       );
       server.registerResource(
         "facts",
-        new ResourceTemplate("fact://{+fact}", { list: async () => ({ resources: registry.list("fact:") }) }),
+        new ResourceTemplate("fact://{+fact}", { list: async () => ({ resources: resources.list("fact:") }) }),
         { description: `Facts of ${provider.info.name}'s frames, as the provider served them` },
         (uri, _variables, extra) => readResource(uri, extra),
       );
@@ -208,13 +210,13 @@ async function bounded<T>(
 
 /**
  * The tool's handler: a budgeted answer, or an error result; it never throws, so the
- * bridge stays up. The answer's links go into the session's `registry`, with the
+ * bridge stays up. The answer's links go into the session's `resources`, with the
  * question's `timeFields` (to ask for a fact again at the same times).
  */
 function makeCallTool(
   provider: Provider,
   answer: BudgetedAnswerer,
-  registry: ResourceRegistry,
+  resources: SessionResources,
   timeoutMs: number,
   timeFields: readonly string[],
 ) {
@@ -223,7 +225,7 @@ function makeCallTool(
     if (!outcome.ok) return toolError(outcome.code, outcome.message);
     const asked: Record<string, unknown> = {};
     for (const field of timeFields) if (query[field] !== undefined) asked[field] = query[field];
-    const links = registry.link(outcome.value.result.frames, asked);
+    const links = resources.link(outcome.value.result.frames, asked);
     return {
       content: [{ type: "text", text: outcome.value.rendering.text }, ...links],
       structuredContent: outcome.value.result as unknown as Record<string, unknown>,

@@ -16,7 +16,15 @@ export {
   closingLine,
   createContextRenderer,
 } from "./render.js";
-export { MAX_RESOURCE_BYTES, ResourceRegistry, readInsideRoot } from "./resources.js";
+export {
+  type AskProvider,
+  type FactQuestion,
+  MAX_RESOURCE_BYTES,
+  ResourceRegistry,
+  type ResourceRegistryOptions,
+  readInsideRoot,
+  type SessionResources,
+} from "./resources.js";
 export { type McpServing, runMcp, type ServeMcpOptions, serveMcp } from "./serve.js";
 export {
   INVALID_REQUEST,

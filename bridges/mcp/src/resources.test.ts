@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ContextFrame } from "ocp-provider/wire";
 import { afterAll, describe, expect, it } from "vitest";
-import { type AskProvider, ResourceRegistry, readInsideRoot } from "./resources.js";
+import { type AskProvider, ResourceRegistry, readInsideRoot, type SessionResources } from "./resources.js";
 import { type MemoryFact, memoryFacts } from "./test-support/providers.js";
 
 const base = mkdtempSync(join(tmpdir(), "ocp-mcp-resources-"));
@@ -174,6 +174,27 @@ describe("ResourceRegistry", () => {
     registry.link([frame({ uri: "fact://s/1" }), frame({ id: "f2", uri: "fact://s/2" })]);
     await expect(registry.read(fileUri(join(root, "leak.txt")))).rejects.toThrow(/no answer of this bridge linked it/);
     expect(registry.list("fact:").map((entry) => entry.uri)).toEqual(["fact://s/1", "fact://s/2"]);
+  });
+
+  it("lists to each session only what it linked, in its own bound, and drops what the registry forgot", async () => {
+    const facts: MemoryFact[] = [1, 2, 3, 4].map((id) => ({ id, statement: "one" }));
+    const { registry } = registryOver(facts, { capacity: 3 });
+    const [first, second] = [registry.session(2), registry.session()];
+    const fact = (id: number) => frame({ id: `${id}`, kind: "fact", uri: `fact://mem/${id}`, content: "one" });
+    first.link([fact(1), fact(2)]);
+    second.link([fact(3)]);
+    first.link([fact(4)]);
+    const uris = (session: SessionResources) => session.list("fact:").map((entry) => entry.uri);
+    expect(uris(first)).toEqual(["fact://mem/2", "fact://mem/4"]);
+    expect(uris(second)).toEqual(["fact://mem/3"]);
+    // The registry keeps 3: the first link went, and reads of it are refused in every session.
+    await expect(second.read("fact://mem/1")).rejects.toThrow(/no answer of this bridge linked it/);
+    expect((await second.read("fact://mem/4")).text).toBe("one");
+    // Read and no longer served: forgotten, so no session lists it.
+    first.link([fact(1)]);
+    facts.length = 0;
+    await expect(second.read("fact://mem/1")).rejects.toThrow(/no longer serves it/);
+    expect(uris(first)).toEqual(["fact://mem/4"]);
   });
 
   it("keeps what it needs to ask again within its byte bound, and links no fact it could not keep", () => {

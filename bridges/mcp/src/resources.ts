@@ -3,17 +3,18 @@
  * gets a `resource_link`, and a client may read what a link names — the whole file as
  * it is on disk now, or the fact as the provider serves it now.
  *
- * Only what this session has been linked can be read, and a file only inside the
- * provider's root: a link is an answer the provider already gave, so reading it
- * discloses nothing new, while a bare `file://` reader would serve anything under the
- * root (the provider's plugins may skip hidden or ignored files; a reader must not
- * un-skip them).
+ * Only what the bridge has linked can be read, and a file only inside the provider's
+ * root: a link is an answer the provider already gave, so reading it discloses nothing
+ * new, while a bare `file://` reader would serve anything under the root (the
+ * provider's plugins may skip hidden or ignored files; a reader must not un-skip them).
+ * A link stays readable by any session of the bridge (a client that reconnects keeps
+ * its links), but `resources/list` lists a session's own links only.
  *
  * Nothing is served from a copy kept here. A file is read from disk at read time; a fact
  * is asked of the provider again (by its own words, at the valid and system time of the
  * question that linked it), so a fact erased, retracted or corrected since is served as
- * the provider serves it now — or not at all. A frame with no source the bridge can go
- * back to (any other scheme, no uri) gets no link.
+ * the provider serves it now — or not at all, and then it leaves every list. A frame
+ * with no source the bridge can go back to (any other scheme, no uri) gets no link.
  */
 import { extname, isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,9 +66,9 @@ export interface ResourceRegistryOptions {
   root: string;
   /** Asks the provider again: what reading a `fact:` link serves. */
   ask: AskProvider;
-  /** Most links kept (the most recently linked); default 1000. */
+  /** Most links kept (the most recently linked); default 10 000. */
   capacity?: number;
-  /** Most bytes kept to ask for facts again (their words and time fields); default 1 MiB. */
+  /** Most bytes kept to ask for facts again (their words and time fields); default 16 MiB. */
   maxBytes?: number;
 }
 
@@ -126,10 +127,17 @@ export async function readInsideRoot(root: string, path: string, maxBytes = MAX_
   return new TextDecoder("utf-8").decode(bytes);
 }
 
-/**
- * The links of one client session (the most recent `capacity`), and reading them. One
- * per session: a session lists and reads only what it was answered.
- */
+/** The links of one client session, as {@link ResourceRegistry.session} makes it. */
+export interface SessionResources {
+  /** Links the frames (see {@link ResourceRegistry.link}) and lists them for this session. */
+  link(frames: readonly ContextFrame[], asked?: Readonly<Record<string, unknown>>): ResourceLink[];
+  /** This session's links still readable, most recent last (the most recent `limit`). */
+  list(scheme: "file:" | "fact:", limit?: number): { uri: string; name: string; mimeType: string }[];
+  /** Reads a uri the bridge linked (in any session). */
+  read(uri: string, signal?: AbortSignal): Promise<ResourceContents>;
+}
+
+/** The uris the bridge has linked (the most recent `capacity`), reading them, and each session's list. */
 export class ResourceRegistry {
   private readonly linked = new Map<string, Linked>();
   private readonly root: string;
@@ -141,8 +149,26 @@ export class ResourceRegistry {
   constructor(options: ResourceRegistryOptions) {
     this.root = options.root;
     this.ask = options.ask;
-    this.capacity = options.capacity ?? 1000;
-    this.maxBytes = options.maxBytes ?? 1024 * 1024;
+    this.capacity = options.capacity ?? 10_000;
+    this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+  }
+
+  /** A session's view: it lists only what it linked (its most recent `capacity`), and reads like the registry. */
+  session(capacity = 1000): SessionResources {
+    const own = new Set<string>();
+    return {
+      link: (frames, asked) => {
+        const links = this.link(frames, asked);
+        for (const { uri } of links) {
+          own.delete(uri); // re-added: the set stays in least-recently-linked order
+          own.add(uri);
+          if (own.size > capacity) own.delete(own.values().next().value as string);
+        }
+        return links;
+      },
+      list: (scheme, limit = 1000) => this.list(scheme, limit, own),
+      read: (uri, signal) => this.read(uri, signal),
+    };
   }
 
   /**
@@ -173,9 +199,20 @@ export class ResourceRegistry {
     return links;
   }
 
-  /** The linked resources, most recent last, for `resources/list`. */
-  list(scheme: "file:" | "fact:", limit = 1000): { uri: string; name: string; mimeType: string }[] {
-    const all = [...this.linked.values()].filter((entry) => entry.uri.startsWith(scheme));
+  /** The linked resources (of `among` only, in its order, when given), most recent last. */
+  list(
+    scheme: "file:" | "fact:",
+    limit = 1000,
+    among?: Iterable<string>,
+  ): { uri: string; name: string; mimeType: string }[] {
+    const entries =
+      among === undefined
+        ? [...this.linked.values()]
+        : [...among].flatMap((uri) => {
+            const entry = this.linked.get(uri);
+            return entry === undefined ? [] : [entry];
+          });
+    const all = entries.filter((entry) => entry.uri.startsWith(scheme));
     return all.slice(-limit).map(({ uri, name, mimeType }) => ({ uri, name, mimeType }));
   }
 
