@@ -5,10 +5,12 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { DEFAULT_MAX_PENDING } from "ocp-provider/stdio";
 import { afterEach, describe, expect, it } from "vitest";
 import { OCP_BIN, REPO } from "../test-support/child.js";
 
 const ECHO = "test/fixtures/echo-provider.mjs";
+const GATE = "test/fixtures/gate-provider.mjs";
 const HANDSHAKE = `${JSON.stringify({ type: "handshake", protocol_version: "ocp/1.0-draft" })}\n`;
 
 const live = new Set<ChildProcessWithoutNullStreams>();
@@ -27,11 +29,12 @@ function queries(count: number, from = 0): string {
 }
 
 /**
- * A served echo provider with its stdout split into lines as they arrive. With
- * `pauseMs`, the host reads like a busy one: after each chunk it stops reading for that long.
+ * A served echo provider (or the `module` named) with its stdout split into lines as they
+ * arrive. With `pauseMs`, the host reads like a busy one: after each chunk it stops reading
+ * for that long.
  */
-function serveEcho(pauseMs = 0, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [OCP_BIN, "serve", ECHO], { cwd: REPO, env: { ...process.env, ...env } });
+function serveEcho(pauseMs = 0, env: Record<string, string> = {}, module = ECHO) {
+  const child = spawn(process.execPath, [OCP_BIN, "serve", module], { cwd: REPO, env: { ...process.env, ...env } });
   live.add(child);
   const lines: string[] = [];
   const watchers: { count: number; resolve: () => void }[] = [];
@@ -96,20 +99,27 @@ function expectEchoReplies(lines: readonly string[], count: number): void {
 
 type End = "eof" | "shutdown" | "sigterm";
 
-/** One session: a handshake and `count` pipelined queries in one write, then the end named. */
+/**
+ * One session: a handshake and `count` pipelined queries in one write, then the end
+ * named. `answered` is how many replies are owed: all of them, but after a SIGTERM only
+ * those of the queries the provider had taken on (it says each on stderr).
+ */
 async function pipelinedSession(end: End, count: number, pauseMs: number) {
-  const served = serveEcho(pauseMs);
+  const served = serveEcho(pauseMs, { ECHO_SAY_CALLS: "1" });
   const input = HANDSHAKE + queries(count);
   if (end === "eof") served.child.stdin.end(input);
   else if (end === "shutdown") served.child.stdin.end(`${input}{"type":"shutdown"}\n`);
   else {
     served.child.stdin.write(input);
-    // Half the replies are in: every query has been read (they fit one pipe buffer), many are still owed.
+    // Half the replies are in, many are still owed; later queries may not be taken on yet
+    // (at most DEFAULT_MAX_PENDING are at once), and those are not answered.
     await served.linesAtLeast(count / 2);
     served.child.kill("SIGTERM");
   }
   const code = await served.done;
-  return { end, code, lines: served.lines, stderr: served.stderr() };
+  const stderr = served.stderr();
+  const answered = end === "sigterm" ? (stderr.match(/^echo: call /gm)?.length ?? 0) : count;
+  return { end, code, lines: served.lines, answered, stderr: stderr.replace(/^echo: call .*\n/gm, "") };
 }
 
 /** Runs `tasks` with at most `limit` at a time; resolves with their results in order. */
@@ -142,7 +152,10 @@ describe("ocp serve over stdio: a clean end", () => {
       failed.map(({ end, code, stderr }) => `${end}: exit ${code} ${stderr.slice(-200)}`),
       `${failed.length} of ${RUNS} runs did not exit 0`,
     ).toEqual([]);
-    for (const result of results) expectEchoReplies(result.lines, COUNT);
+    for (const result of results) {
+      expect(result.answered).toBeGreaterThanOrEqual(COUNT / 2);
+      expectEchoReplies(result.lines, result.answered);
+    }
   }, 240_000);
 
   it("after EOF answers a batch whose searches outlast the shutdown drain window, then exits 0", async () => {
@@ -175,6 +188,72 @@ describe("ocp serve over stdio: a clean end", () => {
     expect(result.code).toBe(0);
     expectEchoReplies(result.lines, 300);
   }, 60_000);
+});
+
+/** The gate provider's plugin calls so far (test/fixtures/gate-provider.mjs), and those made while its first query was held. */
+function gateCalls(stderr: string): { all: number; whileHeld: number } {
+  return {
+    all: stderr.match(/^gate: call \d+/gm)?.length ?? 0,
+    whileHeld: stderr.match(/^gate: call \d+ while held$/gm)?.length ?? 0,
+  };
+}
+
+/** Resolves once `condition()` holds, checking every 20 ms; throws `what` after `ms`. */
+async function until(condition: () => boolean, what: () => string, ms = 30_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting: ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("ocp serve over stdio: a head reply still being searched", () => {
+  // The issue's case: a first query waits (an index build, a slow search) while the host
+  // pipelines thousands more. Before, every later line was read and answered into memory.
+  const HOLD = `${JSON.stringify({ type: "query", query: { goal: "hold", kinds: [], anchors: [], max_frames: 1, max_tokens: 100_000 } })}\n`;
+
+  it("takes on at most DEFAULT_MAX_PENDING requests while it waits; released, every reply arrives in order", async () => {
+    const COUNT = 5000;
+    const served = serveEcho(0, {}, GATE);
+    served.child.stdin.write(HANDSHAKE + HOLD + queries(COUNT));
+    // The held query and those taken on behind it: the plugin says each call on stderr.
+    await until(
+      () => gateCalls(served.stderr()).all >= DEFAULT_MAX_PENDING - 1,
+      () => `${gateCalls(served.stderr()).all} plugin calls\n${served.stderr().slice(-500)}`,
+    );
+    served.child.kill("SIGUSR2"); // the held query answers
+    await served.linesAtLeast(COUNT + 2);
+    served.child.stdin.end();
+    expect(await served.done).toBe(0);
+    const calls = gateCalls(served.stderr());
+    // Held queries count: the first one is taken on before it holds, the rest while it does.
+    expect(calls.whileHeld + 1, "requests taken on while the head reply was pending").toBeLessThanOrEqual(
+      DEFAULT_MAX_PENDING,
+    );
+    expect(calls.all).toBe(COUNT + 1);
+    expect(JSON.parse(served.lines[1] as string).result.frames[0].title).toBe("hold");
+    expectEchoReplies([served.lines[0] as string, ...served.lines.slice(2)], COUNT);
+  }, 120_000);
+
+  it("exits 0 within 2 s of SIGTERM with 100,000 queries written behind it and a host that never reads", async () => {
+    const COUNT = 100_000;
+    const served = serveEcho(0, {}, GATE);
+    served.child.stdout.pause(); // the host never reads
+    served.child.stdin.write(HANDSHAKE + HOLD + queries(COUNT));
+    await until(
+      () => gateCalls(served.stderr()).all >= DEFAULT_MAX_PENDING - 1,
+      () => `${gateCalls(served.stderr()).all} plugin calls\n${served.stderr().slice(-500)}`,
+    );
+    const started = performance.now();
+    served.child.kill("SIGTERM");
+    const code = await new Promise<number | null>((resolve) => served.child.on("exit", (exit) => resolve(exit)));
+    const ms = performance.now() - started;
+    expect(code).toBe(0);
+    // docs/transports.md: 700 ms for what is running, a second for a host that stopped
+    // reading, 200 ms for the plugins to close; the margin is for a loaded machine.
+    expect(ms, "ms from SIGTERM to exit").toBeLessThan(4000);
+    expect(gateCalls(served.stderr()).all).toBeLessThanOrEqual(DEFAULT_MAX_PENDING);
+  }, 120_000);
 });
 
 /** The resident set of a process in KiB, from /proc. */

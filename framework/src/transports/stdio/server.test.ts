@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assertReferenceValid } from "../../../../test/test-support/reference-schema.js";
 import { silentLogger } from "../../provider/logger.js";
@@ -350,6 +351,64 @@ describe("stdio transport", () => {
       Array.from({ length: 500 }, (_, i) => `count:g${i}`),
     );
     expect(replies.slice(500).every((reply) => reply.type === "error")).toBe(true);
+  });
+
+  it("takes on at most maxPending requests, whatever order their searches finish in; every reply comes, in order", async () => {
+    // The issue's case: replies behind one still being searched are ready but cannot be
+    // written, so only the bound on requests taken on keeps the provider from reading on.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (s, maxPending, count, chunks) => {
+          const written: string[] = [];
+          const output = Object.assign(new EventEmitter(), {
+            write(chunk: string | Uint8Array) {
+              written.push(String(chunk));
+              return true;
+            },
+          });
+          // Takes on what was written and does not pause: the bound must hold all the same.
+          const input = new EventEmitter();
+          let mostTakenOn = 0;
+          const provider = defineProvider({
+            name: "scheduled",
+            version: "1.0.0",
+            dataFlow: { reads: true, writes: false, egress: false },
+            logger: silentLogger,
+            plugins: [
+              definePlugin({
+                name: "scheduled",
+                kinds: ["doc"],
+                search: (query) => {
+                  // Taken on and not yet written, this one included (the ack is written at once).
+                  const takenOn = calls++ + 1 - (written.length - 1);
+                  mostTakenOn = Math.max(mostTakenOn, takenOn);
+                  return s.schedule(Promise.resolve([{ id: query.goal, content: query.goal, relevance: 1 }]));
+                },
+              }),
+            ],
+          });
+          let calls = 0;
+          const server = serveStdio(provider, { input, output, maxPending });
+          const text =
+            '{"type":"handshake","protocol_version":"ocp/1.0-draft"}\n' +
+            Array.from({ length: count }, (_, i) => `${JSON.stringify(q(`g${i}`))}\n`).join("");
+          const size = Math.ceil(text.length / chunks);
+          for (let at = 0; at < text.length; at += size) input.emit("data", text.slice(at, at + size));
+          input.emit("end");
+          expect(await s.waitFor(server.closed)).toBe("eof");
+          expect(mostTakenOn).toBeLessThanOrEqual(maxPending);
+          const replies = written.slice(1).map((line) => JSON.parse(line));
+          expect(replies.map((reply) => reply.result?.frames[0].id)).toEqual(
+            Array.from({ length: count }, (_, i) => `scheduled:g${i}`),
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it("after EOF answers every query still held behind a full output, however long a reading host takes", async () => {

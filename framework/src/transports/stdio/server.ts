@@ -9,9 +9,11 @@
  * pipe) still wants every answer, so after EOF each query runs to its own deadline. A
  * `shutdown` or a signal, also one after EOF, gives the queries in flight `drainMs`.
  *
- * Backpressure: while the output refuses more (a `write` returned false and no `drain`
- * came yet), no further request is taken: the lines already read wait and the input is
- * paused, so a host that stops reading cannot make the provider pile up replies.
+ * Backpressure: no further request is taken on while the output refuses more (a `write`
+ * returned false and no `drain` came yet), nor while `maxPending` requests are taken on
+ * and their replies not yet written (the head one still being searched, say): the lines
+ * already read wait and the input is paused. So neither a host that stops reading nor
+ * one that writes faster than the provider answers can make it pile up work or replies.
  */
 import { format } from "node:util";
 import { describeError } from "../../provider/errors.js";
@@ -53,6 +55,12 @@ export interface StdioOptions {
   /** Longest accepted line in bytes; longer ones get an `error` and are skipped. Default 1 MiB. */
   maxLineBytes?: number;
   /**
+   * Most requests taken on at once: those whose replies are not yet written, running or
+   * done and waiting for their turn. Past it, reading pauses until the reply at the head of
+   * the queue is written. Default {@link DEFAULT_MAX_PENDING}.
+   */
+  maxPending?: number;
+  /**
    * How long in-flight queries may run after `shutdown` or a signal before they are
    * aborted (after EOF alone, each runs to its own deadline). Default 700 ms.
    */
@@ -75,6 +83,13 @@ export interface StdioServer {
   close(reason?: CloseReason): Promise<CloseReason>;
 }
 
+/**
+ * How many requests a stdio session takes on at once by default: deep enough that a host
+ * pipelining queries keeps every plugin busy, shallow enough that what waits (the requests,
+ * their replies) stays a few MB whatever the host sends.
+ */
+export const DEFAULT_MAX_PENDING = 64;
+
 /** A reply's place in the output order. */
 interface Slot {
   settled: boolean;
@@ -86,6 +101,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   const { input, output } = options;
   const drainMs = options.drainMs ?? 700;
   const stallMs = options.stallMs ?? 1000;
+  const maxPending = Math.max(1, options.maxPending ?? DEFAULT_MAX_PENDING);
   const splitter = new LineSplitter(options.maxLineBytes ?? 1024 * 1024);
   const { session, respond, writer } = openResponder(provider);
   // Every query shares one abort signal; its drain window opens at `shutdown` or a signal.
@@ -107,8 +123,9 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   /** While the session ends: when a reply was last written or read by the host (`performance.now()`). */
   let lastProgress = 0;
 
-  // Lines read but not yet taken on, because the output was saturated when their turn
-  // came (at most what one read brought, plus anything a source without pause() sends).
+  // Lines read but not yet taken on, because the output was saturated or `maxPending`
+  // requests were waiting when their turn came (at most what one read brought, plus
+  // anything a source without pause() sends).
   let held: FrameEvent[] | undefined;
   let heldFrom = 0;
   /**
@@ -147,14 +164,27 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
       if (!output.write(serialise(envelope))) {
         waitingForDrain = true;
         // Saturated: take no more requests until the host has read what it was sent.
-        if (!paused && ending === undefined && input.pause !== undefined) {
-          paused = true;
-          input.pause();
-        }
+        pauseInput();
         output.once("drain", onDrain);
       }
     }
+    // A reply written frees a place: the lines held for one are taken on (not from inside
+    // a release, which goes on by itself).
+    if (held !== undefined && !releasing && !full()) release();
     settledAll();
+  }
+
+  /** No further request may be taken on now: the output is saturated, or `maxPending` are. */
+  function full(): boolean {
+    return waitingForDrain || queue.length >= maxPending;
+  }
+
+  /** Stops reading until the held lines are taken on (not once the session ends: it stops reading for good). */
+  function pauseInput(): void {
+    if (!paused && ending === undefined && input.pause !== undefined) {
+      paused = true;
+      input.pause();
+    }
   }
 
   /** Whether a reply is still owed: a slot unwritten, a write not yet drained, a line held or being released. */
@@ -216,9 +246,10 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
   function dispatch(events: FrameEvent[], from: number): void {
     for (let i = from; i < events.length; i++) {
       if (stopped) return; // nothing after `shutdown` is read
-      if (waitingForDrain) {
+      if (full()) {
         held = events;
         heldFrom = i;
+        pauseInput();
         return;
       }
       const event = events[i] as FrameEvent;
@@ -227,7 +258,7 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
     }
   }
 
-  /** After a drain: takes on the held lines, then reads on. */
+  /** After a drain or a reply written: takes on the held lines, then reads on. */
   function release(): void {
     if (held !== undefined) {
       const events = held;
@@ -343,6 +374,8 @@ export function serveStdio(provider: Provider, options: StdioOptions): StdioServ
 export interface RunStdioOptions {
   /** Longest accepted line in bytes. Default 1 MiB. */
   maxLineBytes?: number;
+  /** Most requests taken on at once (see {@link StdioOptions.maxPending}). Default {@link DEFAULT_MAX_PENDING}. */
+  maxPending?: number;
 }
 
 /**
@@ -361,6 +394,7 @@ export async function runStdio(provider: Provider, options: RunStdioOptions = {}
       on: (e, l) => stdout.on(e, l),
     },
     maxLineBytes: options.maxLineBytes,
+    maxPending: options.maxPending,
   });
   const onSignal = () => void server.close("signal");
   process.once("SIGTERM", onSignal);
