@@ -255,3 +255,60 @@ describe("the session bound", () => {
     }
   });
 });
+
+describe("the MCP endpoint's Host guard on every loopback bind, however spelled (real sockets, no token)", () => {
+  /** An initialize POSTed to `address:port` with exactly the Host (and Origin) given. */
+  const initialize = (address: string, port: number, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: address,
+          port,
+          method: "POST",
+          path: "/mcp",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on("error", reject);
+      req.end(JSON.stringify(INITIALIZE));
+    });
+
+  it("refuses a rebound Host and serves loopback's own on each spelling, and on a wildcard bind reached over loopback", async () => {
+    const wrong: string[] = [];
+    for (const [bind, connectTo] of [
+      ["127.1", "127.0.0.1"],
+      ["0x7f.1", "127.0.0.1"],
+      ["LOCALHOST", "127.0.0.1"],
+      ["::ffff:127.0.0.1", "127.0.0.1"],
+      ["0:0:0:0:0:0:0:1", "::1"],
+      ["0.0.0.0", "127.0.0.1"],
+      ["::", "::1"],
+    ] as const) {
+      const served = await serveMcpHttp(createMcpBridge(troubledProvider()), { host: bind });
+      try {
+        const port = served.port;
+        const cases: [string, Record<string, string>, number][] = [
+          ["a rebound Host", { host: `attacker.example:${port}` }, 403],
+          [
+            "a rebound Host and its page's Origin",
+            { host: `attacker.example:${port}`, origin: `http://attacker.example:${port}` },
+            403,
+          ],
+          ["Host localhost", { host: `localhost:${port}` }, 200],
+          ["Host 127.0.0.1", { host: `127.0.0.1:${port}` }, 200],
+        ];
+        for (const [what, headers, expected] of cases) {
+          const status = await initialize(connectTo, port, headers);
+          if (status !== expected) wrong.push(`${bind}, ${what}: ${status}, not ${expected}`);
+        }
+      } finally {
+        await served.close();
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});

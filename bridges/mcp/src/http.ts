@@ -2,8 +2,9 @@
  * The bridge over streamable HTTP, at `/mcp`: the SDK's web-standard transport, one
  * per client session, behind the same guards as our OCP HTTP transport.
  *
- * - binds 127.0.0.1 by default; bound to loopback, the Host header must name loopback
- *   (or an allowed host), so a DNS-rebinding page cannot reach it;
+ * - binds 127.0.0.1 by default; a request that arrives over loopback (any loopback bind,
+ *   however spelled, or a wildcard bind reached through loopback) must name loopback in
+ *   its Host header (or an allowed host), so a DNS-rebinding page cannot reach it;
  * - a request with an Origin header must come from a loopback origin or an allowed one
  *   (the MCP transport spec asks servers to check Origin);
  * - an optional bearer token, compared in constant time;
@@ -13,14 +14,14 @@
  * Refusals are JSON-RPC error bodies with 4xx statuses (503 for the session bound).
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { isLoopback } from "ocp-provider/http";
+import { hostGuard, isLoopback, listenHost } from "ocp-provider/http";
 import type { McpBridge } from "./bridge.js";
 import { MCP_ERROR_CODES, McpBridgeError } from "./errors.js";
 
@@ -35,7 +36,7 @@ export interface McpHttpOptions {
   port?: number;
   /** When set, every request needs `Authorization: Bearer <token>`. */
   token?: string;
-  /** Extra Host names accepted when bound to loopback (besides localhost, 127.0.0.1, ::1). */
+  /** Extra Host names accepted over loopback, besides loopback's own and the name bound to. */
   allowedHosts?: readonly string[];
   /** Origins accepted besides loopback ones, exactly as browsers send them (`https://app.example`). */
   allowedOrigins?: readonly string[];
@@ -59,15 +60,6 @@ export interface McpHttpServer {
   readonly port: number;
   /** Closes every session and stops listening (the provider is not closed). */
   close(): Promise<void>;
-}
-
-const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"];
-
-/** The hostname part of a Host header ("[::1]:8080" → "[::1]", "a.b:80" → "a.b"). */
-function hostnameOf(header: string): string {
-  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
-  const colon = header.lastIndexOf(":");
-  return (colon === -1 ? header : header.slice(0, colon)).toLowerCase();
 }
 
 function originAllowed(origin: string, allowed: ReadonlySet<string>): boolean {
@@ -118,8 +110,7 @@ export function createMcpHttpApp(
   options: McpHttpOptions = {},
   sessions: Map<string, Session> = new Map(),
 ): Hono {
-  const bind = options.host ?? "127.0.0.1";
-  const hosts = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((host) => host.toLowerCase())]);
+  const hostAllowed = hostGuard(options.host ?? "127.0.0.1", options.allowedHosts);
   const origins = new Set(options.allowedOrigins ?? []);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxSessions = options.maxSessions ?? 100;
@@ -143,11 +134,11 @@ export function createMcpHttpApp(
   app.notFound((c) => refuse(c, 404, `no such endpoint: ${c.req.method} ${c.req.path}; MCP is served at ${MCP_PATH}`));
 
   app.use("*", async (c, next) => {
-    if (isLoopback(bind)) {
-      const host = c.req.header("host");
-      if (host === undefined || !hosts.has(hostnameOf(host))) {
-        return refuse(c, 403, `Host '${host ?? ""}' is not allowed: this server serves loopback only`);
-      }
+    const host = c.req.header("host");
+    // Judged by the address the connection arrived on: what was bound, not how it was spelled.
+    const localAddress = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.localAddress;
+    if (!hostAllowed(host, localAddress)) {
+      return refuse(c, 403, `Host '${host ?? ""}' is not allowed: this server serves loopback only`);
     }
     const origin = c.req.header("origin");
     if (origin !== undefined && !originAllowed(origin, origins)) {
@@ -249,13 +240,13 @@ export async function serveMcpHttp(bridge: McpBridge, options: McpHttpOptions = 
   const app = createMcpHttpApp(bridge, options, sessions);
   const host = options.host ?? "127.0.0.1";
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: host }, () =>
+    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: listenHost(host) }, () =>
       resolve(listening as Server),
     ) as Server;
     listening.once("error", reject);
   });
   const { port } = server.address() as AddressInfo;
-  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}${MCP_PATH}`,

@@ -1,10 +1,13 @@
+import { lookup } from "node:dns/promises";
 import { request as httpRequest } from "node:http";
+import { hostname, networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { assertReferenceValid } from "../../../../test/test-support/reference-schema.js";
 import { ERROR_CODES } from "../../provider/errors.js";
 import { silentLogger } from "../../provider/logger.js";
 import { definePlugin } from "../../provider/plugin.js";
 import { defineProvider } from "../../provider/provider.js";
+import { isLoopback, listenHost } from "./loopback.js";
 import { createHttpApp, type HttpOptions, type HttpServer, SESSION_HEADER, serveHttp } from "./server.js";
 
 const provider = () =>
@@ -212,6 +215,115 @@ describe("HTTP transport", () => {
     const missing = await raw(`${url}nowhere`, { method: "POST", body: "{}" });
     expect(missing.status).toBe(404);
     expect(envelope(missing.body).type).toBe("error");
+  });
+});
+
+/** POSTs a query to `address:port` (connecting there, whatever Host says) with exactly these headers. */
+function ask(address: string, port: number, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: address, port, method: "POST", headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(query));
+  });
+}
+
+/** What a page on attacker.example sends once its name is rebound to this machine. */
+const rebinding = (port: number) => ({ host: `attacker.example:${port}`, origin: `http://attacker.example:${port}` });
+
+describe("DNS rebinding, on every loopback bind however it is spelled (real sockets)", () => {
+  it("refuses the rebinding page and serves the legitimate host on each spelling", async () => {
+    const spellings = [
+      "127.0.0.1",
+      "127.1",
+      "0x7f.1",
+      "2130706433",
+      "0177.0.0.1",
+      "127.0.0.1.",
+      "localhost",
+      "LOCALHOST",
+      "localhost.",
+      "::1",
+      "[::1]",
+      "0:0:0:0:0:0:0:1",
+      "::ffff:127.0.0.1",
+      "[::ffff:127.0.0.1]",
+    ];
+    // A name that resolves to loopback here (this machine's own name often does).
+    const own = hostname();
+    const ownAddress = await lookup(own).catch(() => undefined);
+    if (ownAddress !== undefined && isLoopback(ownAddress.address)) spellings.push(own);
+    const wrong: string[] = [];
+    for (const spelling of spellings) {
+      const started = await start({ host: spelling }).catch((error: Error) => error);
+      if (started instanceof Error) {
+        wrong.push(`${spelling}: cannot bind: ${started.message}`);
+        continue;
+      }
+      const { port, url } = started;
+      const at = listenHost(spelling);
+      const cases: [string, Record<string, string>, number][] = [
+        ["the rebinding page", rebinding(port), 403],
+        // Only the Host, no Origin (a tool, not a page): refused all the same.
+        ["a rebound Host alone", { host: `attacker.example:${port}` }, 403],
+        // The legitimate requests: a host tool naming loopback, a page served from the provider's own origin.
+        ["Host localhost", { host: `localhost:${port}` }, 200],
+        ["its own origin", { host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` }, 200],
+        // And the server's own URL, as a browser or fetch() writes its Host.
+        ["the URL's Host", { host: new URL(url).host }, 200],
+      ];
+      for (const [what, headers, expected] of cases) {
+        const status = await ask(at, port, headers);
+        if (status !== expected) wrong.push(`${spelling}, ${what}: ${status}, not ${expected}`);
+      }
+      await server?.close();
+      server = undefined;
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("on a wildcard bind, guards what arrives over loopback; a client on the network names the machine as it likes", async () => {
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .find((entry) => entry !== undefined && entry.family === "IPv4" && !entry.internal)?.address;
+    for (const [wildcard, loopbacks] of [
+      ["0.0.0.0", ["127.0.0.1", "127.0.0.2"]],
+      ["::", ["::1", "127.0.0.1"]],
+    ] as const) {
+      const { port } = await start({ host: wildcard });
+      for (const address of loopbacks) {
+        expect(await ask(address, port, rebinding(port)), `${wildcard} via ${address}`).toBe(403);
+        expect(await ask(address, port, { host: `localhost:${port}` }), `${wildcard} via ${address}`).toBe(200);
+      }
+      if (lan !== undefined) {
+        expect(await ask(lan, port, { host: `machine.example:${port}` }), `${wildcard} via ${lan}`).toBe(200);
+        // Its page's own origin is its Host's: a foreign one is still refused.
+        expect(await ask(lan, port, { host: `machine.example:${port}`, origin: "http://evil.example" })).toBe(403);
+      }
+      await server?.close();
+      server = undefined;
+    }
+  });
+
+  it("judges an in-process request (no socket) by the bind: a name or loopback is guarded, a wildcard is not", async () => {
+    const post = (app: ReturnType<typeof createHttpApp>, host: string) =>
+      app.request("/", {
+        method: "POST",
+        headers: { host, "content-type": "application/json" },
+        body: JSON.stringify(query),
+      });
+    for (const bind of ["127.1", "[::ffff:127.0.0.1]", "LOCALHOST", "myhost"]) {
+      const app = createHttpApp(provider(), { host: bind });
+      expect((await post(app, "attacker.example")).status, bind).toBe(403);
+      expect((await post(app, "localhost")).status, bind).toBe(200);
+    }
+    expect((await post(createHttpApp(provider(), { host: "myhost" }), "MYHOST:80")).status).toBe(200);
+    expect((await post(createHttpApp(provider(), { host: "0.0.0.0" }), "attacker.example")).status).toBe(200);
   });
 });
 

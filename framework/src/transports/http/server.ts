@@ -2,8 +2,10 @@
  * `ocp-provider/http`: a provider over streamable HTTP — POST one envelope, get one
  * envelope back, with the same semantics as stdio.
  *
- * Security defaults: binds 127.0.0.1; when bound to loopback, the Host header must
- * name loopback too (a DNS-rebinding page cannot reach us); a request from a web page
+ * Security defaults: binds 127.0.0.1; a request that arrives over loopback (any loopback
+ * bind, however spelled, or a wildcard bind reached through 127.0.0.1 or ::1) must name
+ * loopback in its Host header too (a DNS-rebinding page cannot reach us; see
+ * loopback.ts); a request from a web page
  * (one with an `Origin` header) must come from the server's own origin or one the
  * `allowedOrigins` option names; a POST must say `Content-Type: application/json`, which
  * a cross-site form or `no-cors` fetch cannot send without the browser asking first; an
@@ -15,7 +17,7 @@
  * earlier handshake, since HTTP has no connection to hang state on.
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
@@ -27,7 +29,10 @@ import { errorEnvelope, writeEnvelope } from "../../wire/codec.js";
 import type { Envelope } from "../../wire/schemas.js";
 import { PROTOCOL_VERSION, SESSION_HEADER } from "../../wire/version.js";
 
+import { hostGuard, listenHost } from "./loopback.js";
+
 export { parseListenAddress } from "./listen.js";
+export { hostGuard, isLoopback, listenHost } from "./loopback.js";
 export { SESSION_HEADER };
 
 /** Options of {@link createHttpApp} and {@link serveHttp}. */
@@ -40,7 +45,10 @@ export interface HttpOptions {
   token?: string;
   /** Largest accepted request body in bytes; default 1 MiB. */
   maxBodyBytes?: number;
-  /** Extra Host names accepted when bound to loopback (besides localhost, 127.0.0.1, ::1). */
+  /**
+   * Extra Host names accepted over loopback, besides loopback's own (`localhost`, a loopback
+   * address in any spelling) and the name bound to.
+   */
   allowedHosts?: readonly string[];
   /**
    * Web origins (`https://app.example`, `http://localhost:5173`) whose pages may call the
@@ -60,20 +68,6 @@ export interface HttpServer {
   readonly port: number;
   /** Stops accepting, waits for in-flight requests (bounded), closes the plugins. */
   close(): Promise<void>;
-}
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
-
-/** True for a bind address only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** The hostname part of a Host header ("[::1]:8080" → "[::1]", "a.b:80" → "a.b"). */
-function hostnameOf(header: string): string {
-  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
-  const colon = header.lastIndexOf(":");
-  return (colon === -1 ? header : header.slice(0, colon)).toLowerCase();
 }
 
 /** `scheme://host[:port]` of an origin as browsers send it, or undefined when `text` is none. */
@@ -117,8 +111,7 @@ function sameSecret(given: string, expected: string): boolean {
 
 /** Builds the Hono app: use it in-process with `app.request()`, or listen with {@link serveHttp}. */
 export function createHttpApp(provider: Provider, options: HttpOptions = {}): Hono {
-  const bind = options.host ?? "127.0.0.1";
-  const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((host) => host.toLowerCase())]);
+  const hostAllowed = hostGuard(options.host ?? "127.0.0.1", options.allowedHosts);
   const allowedOrigins = originSet(options.allowedOrigins);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxSessions = options.maxSessions ?? 1000;
@@ -137,11 +130,11 @@ export function createHttpApp(provider: Provider, options: HttpOptions = {}): Ho
   );
 
   app.use("*", async (c, next) => {
-    if (isLoopback(bind)) {
-      const host = c.req.header("host");
-      if (host === undefined || !allowed.has(hostnameOf(host))) {
-        return reply(c, errorEnvelope(`Host '${host ?? ""}' is not allowed: this provider serves loopback only`), 403);
-      }
+    const host = c.req.header("host");
+    // The connection's own address, where there is one: what was bound, not how it was spelled.
+    const localAddress = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.localAddress;
+    if (!hostAllowed(host, localAddress)) {
+      return reply(c, errorEnvelope(`Host '${host ?? ""}' is not allowed: this provider serves loopback only`), 403);
     }
     // A browser names the page behind every cross-origin request (and every POST). The
     // server's own origin is the one its Host header names; anything else must be allowed
@@ -236,14 +229,14 @@ export async function serveHttp(provider: Provider, options: HttpOptions = {}): 
   const app = createHttpApp(provider, options);
   const host = options.host ?? "127.0.0.1";
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: host }, () =>
+    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: listenHost(host) }, () =>
       resolve(listening as Server),
     ) as Server;
     listening.once("error", reject);
   });
   void provider.start();
   const { port } = server.address() as AddressInfo;
-  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}/`,
