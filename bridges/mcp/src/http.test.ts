@@ -312,3 +312,60 @@ describe("the MCP endpoint's Host guard on every loopback bind, however spelled 
     expect(wrong).toEqual([]);
   });
 });
+
+describe("the MCP endpoint's bound on calls taken on at once", () => {
+  it("answers a POST past maxInFlight with 503 at once, without calling the provider", async () => {
+    let calls = 0;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const provider = defineProvider({
+      name: "held",
+      version: "0.0.1",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      pluginTimeoutMs: 600_000,
+      plugins: [
+        definePlugin({
+          name: "held",
+          kinds: ["doc"],
+          search: async ({ goal }) => {
+            calls++;
+            await released;
+            return [{ content: `You asked: ${goal}\n`, relevance: 1, title: "Echo" }];
+          },
+        }),
+      ],
+    });
+    // Room for the four held calls only (the session's own POSTs are answered at once).
+    const served = await serveMcpHttp(createMcpBridge(provider), { maxInFlight: 4 });
+    const client = new Client({ name: "held-test", version: "0" });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+      const held = Array.from({ length: 4 }, (_, i) =>
+        client.callTool({ name: "get_context", arguments: { goal: `held ${i}` } }),
+      );
+      while (calls < 4) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Either the fifth is refused while the four are held, or the provider was called for it too.
+      const fifth = await Promise.race([
+        client.callTool({ name: "get_context", arguments: { goal: "fifth" } }).then(
+          () => "answered",
+          (error: Error & { code?: number }) => `${error.code}: ${error.message}`,
+        ),
+        (async () => {
+          while (calls < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+          return "taken on";
+        })(),
+      ]);
+      expect(fifth).toMatch(/^503: .*server busy: 4 requests being answered/);
+      expect(calls).toBe(4);
+      release();
+      for (const result of (await Promise.all(held)) as CallToolResult[]) expect(result.isError).toBeFalsy();
+    } finally {
+      release();
+      await client.close();
+      await served.close();
+    }
+  });
+});

@@ -8,10 +8,10 @@
  * - a request with an Origin header must come from a loopback origin or an allowed one
  *   (the MCP transport spec asks servers to check Origin);
  * - an optional bearer token, compared in constant time;
- * - a request body limit;
+ * - a request body limit, and a bound on the POSTs being answered at once (503 past it);
  * - a bound on sessions that never closes an active one: a new client gets 503 and
  *   `Retry-After` while every session has been used within `sessionIdleMs`.
- * Refusals are JSON-RPC error bodies with 4xx statuses (503 for the session bound).
+ * Refusals are JSON-RPC error bodies with 4xx statuses (503 for the two bounds).
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
@@ -50,6 +50,8 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** How long a session must have had no request before a new client may take its place; default 5 minutes. */
   sessionIdleMs?: number;
+  /** Most POSTs being answered at once, over every session; past it a POST gets 503 at once. Default 256. */
+  maxInFlight?: number;
 }
 
 /** A listening bridge. */
@@ -123,6 +125,11 @@ export function createMcpHttpApp(
   }
   // Sessions being initialized: they count against the bound before they are in the map.
   let opening = 0;
+  const maxInFlight = options.maxInFlight ?? 256;
+  if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) {
+    throw new McpBridgeError(MCP_ERROR_CODES.CONFIG, `maxInFlight must be a whole number ≥ 1, not ${maxInFlight}`);
+  }
+  let inFlight = 0;
   const app = new Hono();
   const refuse = (c: Context, status: 400 | 401 | 403 | 404 | 405 | 413 | 500 | 503, message: string, code = -32000) =>
     c.json({ jsonrpc: "2.0", error: { code, message }, id: null }, status);
@@ -155,6 +162,24 @@ export function createMcpHttpApp(
     return next();
   });
 
+  // As the OCP transport: however many connections (or pipelined requests on one) wait on
+  // slow calls, at most maxInFlight are taken on; the rest cost a refusal, not a search.
+  app.post(MCP_PATH, async (c, next) => {
+    if (inFlight >= maxInFlight) {
+      c.header("Retry-After", "1");
+      return refuse(
+        c,
+        503,
+        `server busy: ${inFlight} requests being answered, the most it takes on at once; retry later`,
+      );
+    }
+    inFlight++;
+    try {
+      await next();
+    } finally {
+      inFlight--;
+    }
+  });
   app.post(
     MCP_PATH,
     bodyLimit({ maxSize: maxBodyBytes, onError: (c) => refuse(c, 413, `request body over ${maxBodyBytes} bytes`) }),

@@ -58,7 +58,19 @@ export interface HttpOptions {
   allowedOrigins?: readonly string[];
   /** Most sessions kept at once; the least recently used is dropped beyond it. Default 1000. */
   maxSessions?: number;
+  /**
+   * Most POSTs being answered at once, over every connection; past it a POST is refused at
+   * once with 503 and an `OCP_ERR_BUSY` error. Default {@link DEFAULT_MAX_IN_FLIGHT}.
+   */
+  maxInFlight?: number;
 }
+
+/**
+ * How many requests an HTTP provider answers at once by default. Node reads a connection's
+ * pipelined requests a read at a time, but nothing bounds how many connections wait on
+ * slow searches; past this, a request costs a refusal, not a search and a reply in memory.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 256;
 
 /** A listening provider. */
 export interface HttpServer {
@@ -115,10 +127,15 @@ export function createHttpApp(provider: Provider, options: HttpOptions = {}): Ho
   const allowedOrigins = originSet(options.allowedOrigins);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const maxSessions = options.maxSessions ?? 1000;
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) {
+    throw new OcpError(ERROR_CODES.HTTP_CONFIG, `maxInFlight must be a whole number ≥ 1, not ${maxInFlight}`);
+  }
+  let inFlight = 0;
   const sessions = new Map<string, Session>();
   const app = new Hono();
 
-  const reply = (c: Context, envelope: Envelope, status: 200 | 400 | 401 | 403 | 404 | 405 | 413 | 415 | 500) =>
+  const reply = (c: Context, envelope: Envelope, status: 200 | 400 | 401 | 403 | 404 | 405 | 413 | 415 | 500 | 503) =>
     c.body(`${writeEnvelope(envelope)}\n`, status, { "content-type": "application/json" });
 
   app.onError((error, c) => {
@@ -173,6 +190,21 @@ export function createHttpApp(provider: Provider, options: HttpOptions = {}): Ho
 
   app.post(
     "/",
+    async (c, next) => {
+      // Counted while its reply is being made (the search running): what a flood of
+      // requests over many connections could otherwise make the provider take on.
+      if (inFlight >= maxInFlight) {
+        c.header("Retry-After", "1");
+        const busy = `${ERROR_CODES.BUSY}: provider is busy: ${inFlight} requests being answered, the most it takes on at once; retry later`;
+        return reply(c, errorEnvelope(busy), 503);
+      }
+      inFlight++;
+      try {
+        await next();
+      } finally {
+        inFlight--;
+      }
+    },
     async (c, next) => {
       // A cross-site form or no-cors fetch can only send text/plain, form or multipart
       // bodies (or none named): requiring JSON makes the browser ask first, and it won't.
