@@ -3,13 +3,13 @@
  */
 import { createHash } from "node:crypto";
 import { GenerationalCache } from "../cache/generational.js";
+import { byteBound, bytesSurelyFit, nfdByteBound, nfdBytesSurelyFit } from "./bounds.js";
 import { type BpeEncodingName, exactCounter, preloadEncoding } from "./encoders.js";
+import { TokenizerMissingError } from "./errors.js";
+import { type FamilyName, familyCount, familyTokenizer } from "./families.js";
+import { DEFAULT_TOKENIZER, isInstalled, TOKENIZERS, type TokenizerName, tokenizerSpec } from "./registry.js";
 
-/** `o200k_base` (default), `cl100k_base`, or `canonical` = ceil(UTF-8 bytes / 4). */
-export type TokenizerName = BpeEncodingName | "canonical";
-
-/** The tokenizers a provider can count with. */
-export const TOKENIZERS: readonly TokenizerName[] = ["o200k_base", "cl100k_base", "canonical"];
+export { TOKENIZERS, type TokenizerName } from "./registry.js";
 
 /** Counts tokens exactly, with a cheap upper bound for deciding what is worth counting. */
 export interface TokenCounter {
@@ -35,7 +35,7 @@ export interface CacheStats {
 
 /** Options of {@link createTokenCounter}. */
 export interface TokenCounterOptions {
-  /** Which tokenizer to reproduce; default `o200k_base`. */
+  /** Which tokenizer to reproduce (see the registry, `TOKENIZERS`); default `o200k_base`. */
   tokenizer?: TokenizerName;
   /** Entries of the content-keyed cache (about the most recently used); 0 disables it. Default 4096. */
   cacheSize?: number;
@@ -50,13 +50,19 @@ export function canonicalTokenCount(text: string): number {
 }
 
 /**
- * Creates a counter. Every byte-level BPE token is at least one byte, so a text's
- * UTF-8 length bounds its token count from above; that bound is `upperBound`.
+ * Creates a counter. Throws a RangeError for a name that is not registered, and a
+ * {@link TokenizerMissingError} (naming the package to install) for a family whose
+ * optional package is not installed. Loads no vocabulary: the first count (or
+ * `preload()`) does.
  */
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
-  const tokenizer = options.tokenizer ?? "o200k_base";
+  const tokenizer = options.tokenizer ?? DEFAULT_TOKENIZER;
   if (!TOKENIZERS.includes(tokenizer)) {
     throw new RangeError(`unknown tokenizer '${tokenizer}' (expected one of ${TOKENIZERS.join(", ")})`);
+  }
+  const spec = tokenizerSpec(tokenizer);
+  if (spec.package !== undefined && !isInstalled(tokenizer)) {
+    throw new TokenizerMissingError(tokenizer, spec.package.name, spec.package.version);
   }
   if (tokenizer === "canonical") {
     return {
@@ -70,19 +76,21 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
       preload: () => {},
     };
   }
-  const exact = exactCounter(tokenizer);
+  const isFamily = spec.package !== undefined;
+  const exact = isFamily ? familyCount(tokenizer as FamilyName) : exactCounter(tokenizer as BpeEncodingName);
   const cacheSize = options.cacheSize ?? 4096;
   const stats = { hits: 0, misses: 0 };
   const count = cacheSize > 0 ? cached(exact, cacheSize, stats) : exact;
+  const nfd = spec.bound === "nfd-bytes";
   return {
     tokenizer,
     count,
     ...(cacheSize > 0 ? { cacheStats: () => ({ ...stats }) } : {}),
-    upperBound: (text) => Buffer.byteLength(text, "utf8"),
-    // Tokens ≤ UTF-8 bytes, and a UTF-16 unit is 1–3 bytes: the length settles most cases without measuring.
-    surelyFits: (text, budget) =>
-      3 * text.length <= budget || (text.length <= budget && Buffer.byteLength(text, "utf8") <= budget),
-    preload: () => preloadEncoding(tokenizer),
+    upperBound: nfd ? nfdByteBound : byteBound,
+    surelyFits: nfd ? nfdBytesSurelyFit : bytesSurelyFit,
+    preload: isFamily
+      ? () => void familyTokenizer(tokenizer as FamilyName)
+      : () => preloadEncoding(tokenizer as BpeEncodingName),
   };
 }
 

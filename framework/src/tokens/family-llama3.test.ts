@@ -1,0 +1,4 @@
+/** llama3: exact counts against its package's own encode, its upper bound, and the packer's budget in it. */
+import { describeFamily } from "../test-support/family-tests.js";
+
+describeFamily("llama3");
