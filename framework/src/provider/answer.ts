@@ -9,6 +9,7 @@
  * answered synchronously (no promise, no microtask hop), else as a promise.
  */
 import { type PackOptions, type PackResult, packFrames } from "../pack/pack.js";
+import type { TokenizerName } from "../tokens/registry.js";
 import { describeIssues } from "../wire/codec.js";
 import { readQueryFast } from "../wire/fast-query.js";
 import { type ContextQuery, type ContextQueryResult, ContextQuerySchema, type FrameKind } from "../wire/schemas.js";
@@ -18,7 +19,7 @@ import { buildFrame, type PreparedCandidate } from "./frames.js";
 import { startRuntime } from "./lifecycle.js";
 import type { Plugin } from "./plugin.js";
 import type { QueryOptions, QueryTrace } from "./query-options.js";
-import { logOf, type ProviderRuntime } from "./runtime.js";
+import { countingIn, logOf, type ProviderRuntime } from "./runtime.js";
 
 /** Reads any JSON value as a query (tolerantly), then answers it. Throws an {@link InvalidQueryError} for a bad one. */
 export function readAndAnswer(
@@ -26,6 +27,12 @@ export function readAndAnswer(
   raw: unknown,
   options: QueryOptions = {},
 ): ContextQueryResult | Promise<ContextQueryResult> {
+  const { tokenizer } = options;
+  if (tokenizer !== undefined && !runtime.offered.includes(tokenizer)) {
+    throw new InvalidQueryError(
+      `tokenizer '${String(tokenizer)}' is not one this provider offers (${runtime.offered.join(", ")})`,
+    );
+  }
   const fast = readQueryFast(raw);
   if (fast !== undefined) return answer(runtime, fast, options, raw);
   const parsed = ContextQuerySchema.safeParse(raw);
@@ -35,23 +42,28 @@ export function readAndAnswer(
 
 /**
  * Answers a checked query. `raw` is the query as sent: fields beyond the protocol's
- * reach the plugins from it. Throws (or rejects with) a UserError when no plugin could answer.
+ * reach the plugins from it. `tokenizer` is the session's (else `options.tokenizer`,
+ * else the provider's own), one the provider offers. Throws (or rejects with) a
+ * UserError when no plugin could answer.
  */
 export function answer(
   runtime: ProviderRuntime,
   request: ContextQuery,
   options: QueryOptions = {},
   raw?: unknown,
+  tokenizer: TokenizerName | undefined = options.tokenizer,
 ): ContextQueryResult | Promise<ContextQueryResult> {
-  if (!runtime.ready) return startRuntime(runtime).then(() => answer(runtime, request, options, raw));
+  if (!runtime.ready) return startRuntime(runtime).then(() => answer(runtime, request, options, raw, tokenizer));
   const active = route(runtime, request.kinds);
+  const counting =
+    tokenizer === undefined || tokenizer === runtime.counter.tokenizer ? runtime : countingIn(runtime, tokenizer);
   // Plugins may hold the very query object: what the packer needs is read before they run.
   const limits: PackOptions = {
     maxTokens: request.max_tokens,
     maxFrames: request.max_frames,
     kinds: request.kinds,
-    counter: runtime.counter,
-    cuts: runtime.cuts,
+    counter: counting.counter,
+    cuts: counting.cuts,
   };
   const { trace } = options;
   const began = trace === undefined ? 0 : performance.now();

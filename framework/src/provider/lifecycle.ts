@@ -2,6 +2,7 @@
  * A provider's lifecycle: start (every plugin's setup, once, bounded; a failed one
  * disables its plugin) and close (abort what runs, close every plugin).
  */
+import type { TokenCounter } from "../tokens/counter.js";
 import { describeError, ERROR_CODES } from "./errors.js";
 import type { Plugin } from "./plugin.js";
 import { logOf, type ProviderRuntime } from "./runtime.js";
@@ -21,18 +22,28 @@ export function startRuntime(runtime: ProviderRuntime): Promise<void> {
   runtime.started ??= (async () => {
     // Yield first: a transport starts us right after writing the handshake_ack.
     await new Promise((done) => setImmediate(done));
-    preloadWhenIdle(runtime);
+    preloadWhenIdle(runtime, runtime.counter);
     await Promise.all(runtime.plugins.map((plugin) => setupOne(runtime, plugin)));
     runtime.ready = true;
   })();
   return runtime.started;
 }
 
-/** Loads the tokenizer tables after {@link PRELOAD_DELAY_MS}, unless the provider is closed by then. */
-function preloadWhenIdle(runtime: ProviderRuntime): void {
+/**
+ * Loads `counter`'s tokenizer tables after {@link PRELOAD_DELAY_MS}, unless the provider
+ * is closed by then: the provider's own at start, a session's chosen one after its ack.
+ * A failure to load is left for the first count to report.
+ */
+export function preloadWhenIdle(runtime: ProviderRuntime, counter: TokenCounter): void {
   const { signal } = runtime.lifetime;
   if (signal.aborted) return;
-  const timer = setTimeout(() => runtime.counter.preload(), PRELOAD_DELAY_MS);
+  const timer = setTimeout(() => {
+    try {
+      counter.preload();
+    } catch (error) {
+      runtime.log.warn(`could not load tokenizer '${counter.tokenizer}': ${describeError(error)}`);
+    }
+  }, PRELOAD_DELAY_MS);
   // Never what keeps the process alive: a provider with nothing else to do may exit.
   timer.unref();
   signal.addEventListener("abort", () => clearTimeout(timer), { once: true });

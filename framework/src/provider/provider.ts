@@ -5,14 +5,16 @@
  */
 import { resolve } from "node:path";
 import { TOKENIZERS, type TokenCounter, type TokenizerName } from "../tokens/counter.js";
+import { TokenizerMissingError } from "../tokens/errors.js";
+import { isInstalled, tokenizerSpec } from "../tokens/registry.js";
 import type { Capabilities, ContextQueryResult, DataFlow, Envelope, ProviderInfo } from "../wire/schemas.js";
 import { answer, readAndAnswer } from "./answer.js";
 import { ERROR_CODES, OcpError } from "./errors.js";
-import { closeRuntime, startRuntime } from "./lifecycle.js";
+import { closeRuntime, preloadWhenIdle, startRuntime } from "./lifecycle.js";
 import { createLogger, type Logger } from "./logger.js";
 import { isPlugin, type Plugin, type QueryExtension } from "./plugin.js";
 import type { QueryOptions } from "./query-options.js";
-import { createRuntime } from "./runtime.js";
+import { countingIn, createRuntime } from "./runtime.js";
 import { createSession, registerDoor, type Session } from "./session.js";
 
 export type { QueryOptions, QueryTrace } from "./query-options.js";
@@ -29,6 +31,12 @@ export interface ProviderOptions {
   plugins: readonly Plugin[];
   /** The tokenizer token costs reproduce; default `o200k_base`. */
   tokenizer?: TokenizerName;
+  /**
+   * The tokenizers a host may choose for its session (the tokenizer extension,
+   * docs/tokens.md); default every registered one that is installed. `tokenizer` is
+   * always among them.
+   */
+  tokenizers?: readonly TokenizerName[];
   /** Bound on each plugin's search(), in milliseconds; default 10 000. */
   pluginTimeoutMs?: number;
   /** Bound on each plugin's setup(), in milliseconds; default 30 000. */
@@ -47,8 +55,15 @@ export interface Provider {
   readonly info: ProviderInfo;
   /** The capabilities written into `handshake_ack`. */
   readonly capabilities: Capabilities;
-  /** The counter behind every `token_cost`. */
+  /** The counter behind every `token_cost` (of a session or query that chose no tokenizer). */
   readonly counter: TokenCounter;
+  /** The tokenizers a session or query may choose, in registry order. */
+  readonly tokenizers: readonly TokenizerName[];
+  /**
+   * The counter whose counts become `token_cost` in answers counted in `tokenizer`
+   * (one of {@link Provider.tokenizers}; its content cache is the one those answers use).
+   */
+  counterFor(tokenizer: TokenizerName): TokenCounter;
   /** The query fields beyond the protocol's that its plugins declare they read (`as_known_at`). */
   readonly queryExtensions: Readonly<Record<string, QueryExtension>>;
   /** The absolute directory file paths are shown relative to; nothing outside it is meant to be served. */
@@ -103,6 +118,16 @@ function checkOptions(options: ProviderOptions): void {
   if (options.tokenizer !== undefined && !TOKENIZERS.includes(options.tokenizer)) {
     throw fail(`tokenizer must be one of ${TOKENIZERS.join(", ")}`);
   }
+  if (options.tokenizers !== undefined) {
+    if (!Array.isArray(options.tokenizers)) throw fail("tokenizers must be a list of tokenizer names");
+    for (const name of options.tokenizers) {
+      if (!TOKENIZERS.includes(name))
+        throw fail(`tokenizers: '${String(name)}' is not one of ${TOKENIZERS.join(", ")}`);
+      const pkg = tokenizerSpec(name).package;
+      // Offered means countable: a missing vocabulary is said now, not at a host's first query.
+      if (pkg !== undefined && !isInstalled(name)) throw new TokenizerMissingError(name, pkg.name, pkg.version);
+    }
+  }
 }
 
 /**
@@ -122,6 +147,7 @@ export function defineProvider(options: ProviderOptions): Provider {
     plugins,
     log: options.logger ?? createLogger({ name: options.name }),
     tokenizer: options.tokenizer,
+    tokenizers: options.tokenizers,
     root: resolve(options.root ?? process.cwd()),
     pluginTimeoutMs: options.pluginTimeoutMs ?? 10_000,
     setupTimeoutMs: options.setupTimeoutMs ?? 30_000,
@@ -141,6 +167,16 @@ export function defineProvider(options: ProviderOptions): Provider {
     info,
     capabilities,
     counter: runtime.counter,
+    tokenizers: runtime.offered,
+    counterFor: (tokenizer) => {
+      if (!runtime.offered.includes(tokenizer)) {
+        throw new OcpError(
+          ERROR_CODES.PROVIDER_CONFIG,
+          `tokenizer '${String(tokenizer)}' is not one this provider offers (${runtime.offered.join(", ")})`,
+        );
+      }
+      return countingIn(runtime, tokenizer).counter;
+    },
     queryExtensions,
     root: runtime.root,
     log: runtime.log,
@@ -155,8 +191,13 @@ export function defineProvider(options: ProviderOptions): Provider {
   };
   // The one door into the pipeline, for sessions only: nothing of it is on the provider's type.
   registerDoor(provider, {
-    answer: (query, queryOptions, raw) => answer(runtime, query, queryOptions, raw),
+    answer: (query, queryOptions, raw, tokenizer) => answer(runtime, query, queryOptions, raw, tokenizer),
     writer: runtime.writer,
+    tokenizers: {
+      offered: runtime.offered,
+      default: runtime.counter.tokenizer,
+      prepare: (tokenizer) => preloadWhenIdle(runtime, countingIn(runtime, tokenizer).counter),
+    },
   });
   return provider;
 }

@@ -4,8 +4,15 @@
  * provider and the session both read them without importing each other.
  */
 
+import type { TokenizerName } from "../tokens/registry.js";
+
 /** Options of a single query. */
 export interface QueryOptions {
+  /**
+   * The tokenizer this answer's `token_cost`s are counted in, and `max_tokens` budgets:
+   * one the provider offers (`provider.tokenizers`); default the provider's own.
+   */
+  tokenizer?: TokenizerName;
   /** Aborts the plugins' work (the host went away, the provider is shutting down). */
   signal?: AbortSignal;
   /** Filled with where the query's time went (`ocp bench` reads it). */

@@ -7,6 +7,7 @@
  */
 import { CutMemo } from "../pack/pack.js";
 import { createTokenCounter, type TokenCounter, type TokenizerName } from "../tokens/counter.js";
+import { installedTokenizers, TOKENIZERS } from "../tokens/registry.js";
 import { createFramesWriter, type FramesWriter } from "../wire/frames-json.js";
 import { FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { FanOutState } from "./fan-out.js";
@@ -24,6 +25,8 @@ export interface RuntimeOptions {
   readonly log: Logger;
   /** The tokenizer token costs reproduce; default `o200k_base`. */
   readonly tokenizer?: TokenizerName;
+  /** The tokenizers a host may choose for its session; default every one installed. */
+  readonly tokenizers?: readonly TokenizerName[];
   /** The absolute root file paths are shown relative to. */
   readonly root: string;
   /** Bound on each plugin's search(), in milliseconds. */
@@ -42,8 +45,12 @@ export interface ProviderRuntime {
   readonly pluginLog: ReadonlyMap<Plugin, Logger>;
   /** A plugin's logger, as one function made once (fan-out asks for it on every query). */
   readonly logFor: (plugin: Plugin) => Logger;
-  /** The counter behind every `token_cost`. */
+  /** The counter behind every `token_cost` of a session that chose no tokenizer. */
   readonly counter: TokenCounter;
+  /** The tokenizers a host may choose for its session (the default among them), in registry order. */
+  readonly offered: readonly TokenizerName[];
+  /** Each tokenizer's counter and cuts, made when a session or query first counts in it. */
+  readonly countings: Map<TokenizerName, Counting>;
   readonly root: string;
   readonly pluginTimeoutMs: number;
   readonly setupTimeoutMs: number;
@@ -65,17 +72,28 @@ export interface ProviderRuntime {
   readonly writer: FramesWriter;
 }
 
+/** A counter and the cuts found with it: cuts are only valid for the counter that made them. */
+export interface Counting {
+  readonly counter: TokenCounter;
+  readonly cuts: CutMemo;
+}
+
 /** Makes a provider's runtime: fresh state and fresh memos, shared with nothing. */
 export function createRuntime(options: RuntimeOptions): ProviderRuntime {
   const { plugins, log } = options;
   const pluginLog = new Map(plugins.map((plugin) => [plugin, prefixed(log, plugin.name)]));
+  const counter = createTokenCounter({ tokenizer: options.tokenizer });
+  const cuts = new CutMemo();
+  const listed = new Set([...(options.tokenizers ?? installedTokenizers()), counter.tokenizer]);
   return {
     plugins,
     kinds: FRAME_KINDS.filter((kind) => plugins.some((plugin) => plugin.kinds.includes(kind))),
     log,
     pluginLog,
     logFor: (plugin) => pluginLog.get(plugin) as Logger,
-    counter: createTokenCounter({ tokenizer: options.tokenizer }),
+    counter,
+    offered: TOKENIZERS.filter((name) => listed.has(name)),
+    countings: new Map([[counter.tokenizer, { counter, cuts }]]),
     root: options.root,
     pluginTimeoutMs: options.pluginTimeoutMs,
     setupTimeoutMs: options.setupTimeoutMs,
@@ -85,9 +103,22 @@ export function createRuntime(options: RuntimeOptions): ProviderRuntime {
     ready: false,
     fanOut: new FanOutState(),
     frames: frameContext(options.name, options.root),
-    cuts: new CutMemo(),
+    cuts,
     writer: createFramesWriter(),
   };
+}
+
+/**
+ * The counter and cuts of `tokenizer` in `runtime`, made on first use (no vocabulary is
+ * loaded until it counts). The caller checks that the provider offers it.
+ */
+export function countingIn(runtime: ProviderRuntime, tokenizer: TokenizerName): Counting {
+  let counting = runtime.countings.get(tokenizer);
+  if (counting === undefined) {
+    counting = { counter: createTokenCounter({ tokenizer }), cuts: new CutMemo() };
+    runtime.countings.set(tokenizer, counting);
+  }
+  return counting;
 }
 
 /** The logger of `plugin` in `runtime`. */

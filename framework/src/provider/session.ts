@@ -5,7 +5,9 @@
  * awaiting, so a transport can hand over pipelined envelopes one after another
  * and each sees the state its predecessors left.
  */
+import { resolveTokenizer, type TokenizerName } from "../tokens/registry.js";
 import { errorEnvelope, readEnvelope, trustEnvelope } from "../wire/codec.js";
+import { readTokenizerRequest, withExtension } from "../wire/extensions.js";
 import type { FramesWriter } from "../wire/frames-json.js";
 import type { Capabilities, ContextQuery, ContextQueryResult, Envelope, ProviderInfo } from "../wire/schemas.js";
 import { majorFamily, PROTOCOL_VERSION, versionsCompatible } from "../wire/version.js";
@@ -32,13 +34,25 @@ export interface SessionHost {
 
 /**
  * Answers a query that has already been read: synchronously when it can be. `raw` is
- * the query as the host sent it (fields beyond the protocol's reach plugins from it).
+ * the query as the host sent it (fields beyond the protocol's reach plugins from it);
+ * `tokenizer` the session's, when it chose one the provider offers.
  */
 export type AnswerQuery = (
   query: ContextQuery,
   options?: QueryOptions,
   raw?: unknown,
+  tokenizer?: TokenizerName,
 ) => ContextQueryResult | Promise<ContextQueryResult>;
+
+/** The tokenizers a provider's sessions may count in (the tokenizer extension, docs/tokens.md). */
+export interface SessionTokenizers {
+  /** Every one a host may choose, in registry order. */
+  readonly offered: readonly TokenizerName[];
+  /** The provider's own: what a session that chose none counts in. */
+  readonly default: TokenizerName;
+  /** Loads a chosen tokenizer's vocabulary once the provider is idle (never before the ack is written). */
+  prepare(tokenizer: TokenizerName): void;
+}
 
 /** How a provider's sessions reach its pipeline: the one door in, and the writer of what comes out. */
 export interface ProviderDoor {
@@ -46,6 +60,8 @@ export interface ProviderDoor {
   readonly answer: AnswerQuery;
   /** Writes the provider's frames envelopes, with the provider's own memos. */
   readonly writer: FramesWriter;
+  /** The tokenizers its sessions may count in. */
+  readonly tokenizers: SessionTokenizers;
 }
 
 /**
@@ -121,8 +137,10 @@ export function openResponder(provider: SessionHost, options: SessionOptions = {
   if (door === undefined) {
     throw new OcpError(ERROR_CODES.PROVIDER_CONFIG, "createSession: expected a provider from defineProvider()");
   }
-  const { answer: answerQuery, writer } = door;
+  const { answer: answerQuery, writer, tokenizers } = door;
   let state: SessionState = options.requireHandshake === false ? "ready" : "awaiting-handshake";
+  // The session's tokenizer when the host chose one other than the provider's own.
+  let tokenizer: TokenizerName | undefined;
 
   function respond(message: unknown, queryOptions?: QueryOptions): SessionReply | Promise<SessionReply> {
     const read = readEnvelope(message, "host");
@@ -147,6 +165,17 @@ export function openResponder(provider: SessionHost, options: SessionOptions = {
           provider: provider.info,
           capabilities: provider.capabilities,
         };
+        // A handshake (a first one or a later one) sets the session's tokenizer: the one asked for, else the default.
+        tokenizer = undefined;
+        const requested = readTokenizerRequest(message);
+        if (requested !== undefined) {
+          const chosen = chooseTokenizer(requested, tokenizers.offered) ?? tokenizers.default;
+          withExtension(ack, "tokenizers-offer", { tokenizer: chosen, tokenizers: tokenizers.offered });
+          if (chosen !== tokenizers.default) {
+            tokenizer = chosen;
+            tokenizers.prepare(chosen);
+          }
+        }
         return { envelope: ack, outcome: "ok" };
       }
       case "query":
@@ -169,7 +198,7 @@ export function openResponder(provider: SessionHost, options: SessionOptions = {
   ): SessionReply | Promise<SessionReply> {
     let result: ContextQueryResult | Promise<ContextQueryResult>;
     try {
-      result = answerQuery(query, queryOptions, raw);
+      result = answerQuery(query, queryOptions, raw, tokenizer);
     } catch (error) {
       return failed(error);
     }
@@ -213,4 +242,13 @@ export function openResponder(provider: SessionHost, options: SessionOptions = {
     handle: (message, queryOptions) => respondLater(message, queryOptions).then((reply) => reply.envelope),
   };
   return { session, respond, writer };
+}
+
+/** The first of the host's tokenizers (wire names, or aliases read tolerantly) that the provider offers. */
+function chooseTokenizer(requested: readonly string[], offered: readonly TokenizerName[]): TokenizerName | undefined {
+  for (const name of requested) {
+    const resolved = resolveTokenizer(name);
+    if (resolved !== undefined && offered.includes(resolved)) return resolved;
+  }
+  return undefined;
 }

@@ -6,6 +6,7 @@
  * The writer validates before it serialises, so nothing malformed reaches a peer.
  */
 import type { z } from "zod";
+import { extensionFields } from "./extensions.js";
 import { readQueryFast } from "./fast-query.js";
 import type { FramesWriter } from "./frames-json.js";
 import { type Envelope, EnvelopeSchema, type EnvelopeType, FRAME_KINDS } from "./schemas.js";
@@ -118,6 +119,8 @@ export function trustEnvelope<T extends object>(envelope: T, writer: FramesWrite
 /**
  * Validates an envelope strictly and serialises it to one line of JSON (no newline).
  * Extra fields are dropped, defaults filled; a violated constraint throws {@link InvalidEnvelopeError}.
+ * The one exception: an envelope marked by `withExtension` (extensions.ts) keeps that
+ * extension's fields, checked against the extension's own schema.
  */
 export function writeEnvelope(envelope: Envelope | { type: EnvelopeType; [key: string]: unknown }): string {
   const writer = (envelope as { [TRUSTED]?: FramesWriter })[TRUSTED];
@@ -126,7 +129,8 @@ export function writeEnvelope(envelope: Envelope | { type: EnvelopeType; [key: s
   }
   const parsed = EnvelopeSchema.safeParse(envelope);
   if (!parsed.success) throw new InvalidEnvelopeError(String(envelope.type), describeIssues(parsed.error, envelope));
-  return JSON.stringify(parsed.data);
+  const extension = extensionFields(envelope);
+  return JSON.stringify(extension === undefined ? parsed.data : { ...parsed.data, ...extension });
 }
 
 /** An `error` envelope; an empty message becomes a generic one so the envelope stays valid. */

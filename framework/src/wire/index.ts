@@ -17,6 +17,13 @@ export {
   readEnvelopeText,
   writeEnvelope,
 } from "./codec.js";
+export {
+  type ExtensionName,
+  readTokenizerOffer,
+  readTokenizerRequest,
+  type TokenizerOffer,
+  withExtension,
+} from "./extensions.js";
 export { buildEnvelopeJsonSchema, ENVELOPE_SCHEMA_ID } from "./json-schema.js";
 export {
   type Capabilities,
