@@ -5,8 +5,11 @@
  *
  * The transports supply a {@link Channel}: "send this line, give me the reply".
  */
+
+import { resolveTokenizer } from "../tokens/registry.js";
 import type { ProviderTarget } from "../transports/targets.js";
 import { readEnvelope, writeEnvelope } from "../wire/codec.js";
+import { readTokenizerOffer, withExtension } from "../wire/extensions.js";
 import type {
   Capabilities,
   ContextQuery,
@@ -25,6 +28,7 @@ import {
   type ConsentSubject,
   ProtocolViolationError,
   ProviderErrorReply,
+  TokenizerRefusedError,
   VersionMismatchError,
 } from "./errors.js";
 
@@ -40,6 +44,13 @@ export interface ConnectOptions {
   protocolVersion?: string;
   /** Where loud reports go (dropped results, stdout noise); default stderr. */
   report?: (message: string) => void;
+  /**
+   * The tokenizers the host budgets in, most preferred first (the tokenizer extension,
+   * docs/tokens.md): the handshake asks for them, and the connection fails with a
+   * {@link TokenizerRefusedError} unless the provider counts in one of them. `[]` only
+   * asks what it offers. Default: the handshake does not ask, and costs are in the provider's default.
+   */
+  tokenizers?: readonly string[];
 }
 
 /** A query as a caller writes it: lists may be left out. */
@@ -63,6 +74,10 @@ export interface ProviderConnection {
   readonly info: ProviderInfo;
   /** What it serves. */
   readonly capabilities: Capabilities;
+  /** The tokenizer this session's costs are counted in, when the handshake asked (the tokenizer extension). */
+  readonly tokenizer: string | undefined;
+  /** The tokenizers the provider offers, when the handshake asked. */
+  readonly tokenizers: readonly string[] | undefined;
   /** True when queries need consent: it declares egress, or it is an HTTP provider (C4). */
   readonly egress: boolean;
   /** What consent for this provider is granted to. */
@@ -116,9 +131,14 @@ export async function openConnection(
   const consent = options.consent ?? NO_CONSENT;
   const report = options.report ?? reportToStderr;
   let ack: HandshakeAck;
+  let offer: { tokenizer: string; tokenizers: readonly string[] } | undefined;
+  // Aliases (`gemma`) are sent as the wire names the provider will answer with.
+  const requested = options.tokenizers?.map((name) => resolveTokenizer(name) ?? name);
   try {
+    const handshake = { type: "handshake" as const, protocol_version: version };
+    if (requested !== undefined) withExtension(handshake, "tokenizers-request", { tokenizers: [...requested] });
     const { value, status } = await channel.request(
-      writeEnvelope({ type: "handshake", protocol_version: version }),
+      writeEnvelope(handshake),
       "handshake",
       options.handshakeTimeoutMs ?? 10_000,
     );
@@ -131,6 +151,12 @@ export async function openConnection(
       throw new VersionMismatchError(version, reply.protocol_version);
     }
     ack = reply;
+    if (requested !== undefined) {
+      offer = readTokenizerOffer(value);
+      if (requested.length > 0 && (offer === undefined || !requested.includes(offer.tokenizer))) {
+        throw new TokenizerRefusedError(requested, offer?.tokenizers);
+      }
+    }
   } catch (error) {
     await channel.close();
     throw error;
@@ -177,6 +203,8 @@ export async function openConnection(
     ack,
     info,
     capabilities: ack.capabilities,
+    tokenizer: offer?.tokenizer,
+    tokenizers: offer?.tokenizers,
     egress,
     consentSubject,
     get closed() {

@@ -26,6 +26,8 @@ export const HOST_ERROR_CODES = {
   BUDGET_VIOLATION: "OCP_ERR_BUDGET_VIOLATION",
   /** The connection was used after shutdown(). */
   CLOSED: "OCP_ERR_CONNECTION_CLOSED",
+  /** The host asked for tokenizers (the tokenizer extension) and the provider counts in none of them. */
+  TOKENIZER_REFUSED: "OCP_ERR_TOKENIZER_REFUSED",
 } as const;
 
 /** One of {@link HOST_ERROR_CODES}. */
@@ -53,6 +55,30 @@ export class VersionMismatchError extends HostError {
     this.name = "VersionMismatchError";
     this.ours = ours;
     this.theirs = theirs;
+  }
+}
+
+/**
+ * The host named the tokenizers it budgets in and the provider's session counts in none
+ * of them (or the provider does not know the extension): its costs would not be the
+ * host's. The connection is closed.
+ */
+export class TokenizerRefusedError extends HostError {
+  /** The tokenizers the host asked for. */
+  readonly requested: readonly string[];
+  /** What the provider offers, when it said (undefined: it ignored the request). */
+  readonly offered: readonly string[] | undefined;
+  constructor(requested: readonly string[], offered: readonly string[] | undefined) {
+    super(
+      HOST_ERROR_CODES.TOKENIZER_REFUSED,
+      offered === undefined
+        ? `the provider does not negotiate tokenizers (asked for ${requested.join(", ")}): its costs are in its own default`
+        : `the provider counts in none of ${requested.join(", ")} (it offers ${offered.join(", ")}); ` +
+            "a family it does not offer may need its package installed where the provider runs",
+    );
+    this.name = "TokenizerRefusedError";
+    this.requested = requested;
+    this.offered = offered;
   }
 }
 

@@ -30,6 +30,7 @@ export {
   ProviderErrorReply,
   ProviderExitedError,
   ProviderTimeoutError,
+  TokenizerRefusedError,
   VersionMismatchError,
 } from "./errors.js";
 export {
