@@ -81,9 +81,19 @@ export function renderReport(report: ConformanceReport, color: boolean): string 
   lines.push(
     report.conformant
       ? c.green(
-          c.bold(`CONFORMANT: ${who} over ${report.transport} (${tally}; costs re-counted with ${report.tokenizer})`),
+          c.bold(
+            `CONFORMANT: ${who} over ${report.transport} (${tally}; costs re-counted with ${report.tokenizer}${negotiation(report)})`,
+          ),
         )
       : c.red(c.bold(`NOT CONFORMANT: ${who} over ${report.transport} failed ${failed.join(", ")} (${tally})`)),
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** What the provider said to the tokenizer request, when the run made one. */
+function negotiation(report: ConformanceReport): string {
+  if (report.negotiated === undefined) return "";
+  return report.negotiated === report.tokenizer
+    ? ", the tokenizer the session negotiated"
+    : `; the provider chose ${report.negotiated}`;
 }

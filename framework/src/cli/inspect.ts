@@ -13,6 +13,7 @@ import type { ConformanceTarget } from "../conformance/types.js";
 import { describeError } from "../provider/errors.js";
 import { CORE_VERSION } from "../provider/plugin.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
+import { resolveTokenizer } from "../tokens/registry.js";
 import { TRANSPORTS, WIRE_TRANSPORTS } from "../transports/table.js";
 import { useColor } from "./color.js";
 import { type CommandArgs, runCommand, UsageError } from "./command.js";
@@ -31,7 +32,9 @@ Options:
   --query TEXT       first show the frames the provider returns for TEXT, and its stderr;
                      TEXT then drives the probe queries (default: a few generic goals)
   --json             write only the JSON report to stdout
-  --tokenizer T      re-count costs with ${TOKENIZERS.join(", ")} (default o200k_base)
+  --tokenizer T      ask the provider to count in T (the tokenizer extension) and re-count
+                     costs with it: ${TOKENIZERS.join(", ")} (default: re-count with
+                     o200k_base, and ask for nothing)
   --timeout MS       how long one query may take (default 30000)
   -h, --help         show this help
   --version          show the version
@@ -45,6 +48,8 @@ interface Parsed {
   query: string | undefined;
   json: boolean;
   tokenizer: TokenizerName;
+  /** True when --tokenizer was given: the main session's handshake asks for it. */
+  negotiate: boolean;
   timeoutMs: number;
 }
 
@@ -61,16 +66,17 @@ const OPTIONS = Object.assign(
 
 function parse(args: CommandArgs): Parsed {
   const [transport] = args.positionals;
-  const tokenizer = (args.string("tokenizer") ?? "o200k_base") as TokenizerName;
-  if (!TOKENIZERS.includes(tokenizer)) {
-    throw new UsageError(`unknown tokenizer '${tokenizer}' (expected ${TOKENIZERS.join(", ")})`);
+  const named = args.string("tokenizer");
+  const tokenizer = named === undefined ? "o200k_base" : resolveTokenizer(named);
+  if (tokenizer === undefined) {
+    throw new UsageError(`unknown tokenizer '${named}' (expected ${TOKENIZERS.join(", ")})`);
   }
   const timeoutMs = Number(args.string("timeout") ?? 30_000);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
     throw new UsageError(`--timeout must be a positive whole number of ms, not '${args.string("timeout")}'`);
   const query = args.string("query");
   if (query !== undefined && query.trim() === "") throw new UsageError("--query needs some text");
-  const common = { query, json: args.flag("json"), tokenizer, timeoutMs };
+  const common = { query, json: args.flag("json"), tokenizer, negotiate: named !== undefined, timeoutMs };
   const wire = WIRE_TRANSPORTS.find((name) => name === transport);
   if (wire !== undefined) {
     const own = TRANSPORTS[wire].inspect;
@@ -128,6 +134,7 @@ async function inspect(options: Parsed): Promise<number> {
     !options.json && process.stderr.isTTY ? startProgress(process.stderr, options.target.transport) : undefined;
   const report = await runConformance(options.target, {
     tokenizer: options.tokenizer,
+    negotiate: options.negotiate,
     queryTimeoutMs: options.timeoutMs,
     ...(options.query !== undefined ? { goals: [options.query] } : {}),
     ...(progress !== undefined ? { onCheck: progress.done } : {}),

@@ -59,7 +59,11 @@ export async function runConformance(
     log,
     counter,
     ...settings,
-    main: new MainSession(suite.open(target, "main session", log), settings),
+    main: new MainSession(suite.open(target, "main session", log), {
+      ...settings,
+      log,
+      ...(options.negotiate === true ? { negotiate: counter.tokenizer } : {}),
+    }),
     open: (label) => suite.open(target, label, log),
   };
   for (const check of CHECKS) {
@@ -68,6 +72,7 @@ export async function runConformance(
   }
   const applicable = CHECKS.filter((check) => appliesTo(check, target.transport));
   let provider: ConformanceReport["provider"];
+  let negotiated: string | undefined;
   let broke = "the check did not run";
   try {
     await suite.run(
@@ -75,7 +80,9 @@ export async function runConformance(
       ctx,
       emit,
     );
-    provider = (await ctx.main.handshake()).ack?.provider;
+    const handshake = await ctx.main.handshake();
+    provider = handshake.ack?.provider;
+    negotiated = handshake.negotiated;
   } catch (error) {
     // A bug of ours must not pass for a verdict: whatever did not run fails, saying why.
     broke = `the suite failed before this check: ${describeError(error)}`;
@@ -88,6 +95,7 @@ export async function runConformance(
     target: describeTarget(target),
     transport: target.transport,
     tokenizer: counter.tokenizer,
+    ...(negotiated !== undefined ? { negotiated } : {}),
     ...(provider !== undefined ? { provider } : {}),
     checks,
     conformant: checks.every((check) => check.status === "pass" || check.status === "skip"),

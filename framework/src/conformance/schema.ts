@@ -65,6 +65,20 @@ export interface Received {
 /** Everything a provider sent during a run, judged at the end by the schema-validity check. */
 export class MessageLog {
   readonly #received: Received[] = [];
+  readonly #offers = new Set<string>();
+
+  /**
+   * Marks a `handshake_ack` (as parsed) as the answer to a handshake that asked for the
+   * tokenizer extension: its two extension fields are the only extra fields allowed in any message.
+   */
+  allowTokenizerOffer(ack: object): void {
+    this.#offers.add(JSON.stringify(ack));
+  }
+
+  /** True if `value` is an ack marked by {@link MessageLog.allowTokenizerOffer}. */
+  answersTokenizerRequest(value: unknown): boolean {
+    return this.#offers.size > 0 && this.#offers.has(JSON.stringify(value));
+  }
 
   /** Records one message; `where` names it in evidence ("main session, line 3"). */
   record(where: string, text: string): void {

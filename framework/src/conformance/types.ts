@@ -31,6 +31,12 @@ export interface ConformanceOptions {
   /** The tokenizer cost-honesty re-counts with; default `o200k_base`. */
   tokenizer?: TokenizerName;
   /**
+   * Ask the provider, in the main session's handshake, to count in `tokenizer` (the
+   * tokenizer extension, docs/tokens.md), so the checks recount a negotiated session.
+   * Default false: the handshake is the protocol's own.
+   */
+  negotiate?: boolean;
+  /**
    * Goals for the probe queries; the one that yields the most frames drives the
    * other checks. Default: a few generic goals. Give one the provider can match,
    * or frame checks are skipped for want of frames.
@@ -51,6 +57,8 @@ export interface ConformanceReport {
   readonly transport: TargetTransport;
   /** The tokenizer cost-honesty used. */
   readonly tokenizer: TokenizerName;
+  /** When the run negotiated: the tokenizer the provider said the main session counts in (absent if it did not answer the request). */
+  readonly negotiated?: string;
   /** Who answered the handshake, if anyone did. */
   readonly provider?: ProviderInfo;
   /** Every check, in {@link CHECK_NAMES} order. */

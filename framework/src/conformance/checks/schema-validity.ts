@@ -3,6 +3,7 @@
  * line, every HTTP response body — validates under the reference JSON Schema.
  */
 import { clip } from "../../host/clip.js";
+import { readTokenizerOffer } from "../../wire/extensions.js";
 import { type MessageLog, referenceSchemaErrors } from "../schema.js";
 import { type CheckVerdict, defineCheck } from "./shared/check.js";
 import { verdict } from "./shared/frames.js";
@@ -18,6 +19,12 @@ export function schemaValidity(log: MessageLog): CheckVerdict {
     } catch {
       violations.push(`${where} is not JSON: ${JSON.stringify(clip(text, 60))}`);
       continue;
+    }
+    // The ack to a handshake that asked for the tokenizer extension may carry its two
+    // fields (valid by the extension's schema); the rest is the protocol's.
+    if (log.answersTokenizerRequest(value) && readTokenizerOffer(value) !== undefined) {
+      const { tokenizer: _tokenizer, tokenizers: _tokenizers, ...protocol } = value as Record<string, unknown>;
+      value = protocol;
     }
     const errors = referenceSchemaErrors(value);
     if (errors !== undefined) violations.push(`${where}: ${errors}`);

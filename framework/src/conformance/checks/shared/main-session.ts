@@ -5,9 +5,12 @@
  * pipeline) a pipelined batch. Each step runs once per run, however many checks
  * read it; each check's verdict is its own module.
  */
+import type { TokenizerName } from "../../../tokens/registry.js";
+import { readTokenizerOffer } from "../../../wire/extensions.js";
 import type { ProviderInfo } from "../../../wire/schemas.js";
 import { FRAME_KINDS } from "../../../wire/schemas.js";
 import { PROTOCOL_VERSION } from "../../../wire/version.js";
+import type { MessageLog } from "../../schema.js";
 import type { Reply, WireSession } from "../../session.js";
 import { type Exchange, framesOf, type ProbeQuery } from "./frames.js";
 import type { CheckVerdict } from "./verdict.js";
@@ -39,6 +42,8 @@ export interface MainHandshake {
   readonly ack?: AckSummary;
   /** No reply at all: the provider cannot start, died, or nothing listens there. */
   readonly neverAnswered: boolean;
+  /** When the handshake asked for a tokenizer: the one the provider says the session counts in. */
+  readonly negotiated?: string;
 }
 
 /** The pipelining step: the batch sent one at a time, then at once (if every lone query was answered). */
@@ -66,6 +71,10 @@ export interface MainSessionOptions {
   readonly goals: readonly string[];
   readonly handshakeTimeoutMs: number;
   readonly queryTimeoutMs: number;
+  /** Asks the provider to count in this tokenizer (the tokenizer extension); absent: the protocol's own handshake. */
+  readonly negotiate?: TokenizerName;
+  /** Where an ack answering that request is marked, so schema-validity allows its extension fields. */
+  readonly log?: MessageLog;
 }
 
 const query = (goal: string, fields: Partial<ProbeQuery> = {}): ProbeQuery => ({
@@ -124,12 +133,23 @@ export class MainSession {
   /** The handshake, sent once. */
   handshake(): Promise<MainHandshake> {
     this.#handshake ??= (async () => {
+      const { negotiate, log } = this.#options;
+      const envelope = negotiate === undefined ? HANDSHAKE : { ...HANDSHAKE, tokenizers: [negotiate] };
       const started = performance.now();
-      const reply = await this.session.request(HANDSHAKE, "handshake", this.#options.handshakeTimeoutMs);
+      const reply = await this.session.request(envelope, "handshake", this.#options.handshakeTimeoutMs);
       const elapsedMs = performance.now() - started;
       const ack = readAck(reply);
       const neverAnswered = !reply.ok && reply.status === undefined;
-      return { reply, elapsedMs, neverAnswered, ...(ack !== undefined ? { ack } : {}) };
+      const offer =
+        negotiate !== undefined && ack !== undefined && reply.ok ? readTokenizerOffer(reply.envelope) : undefined;
+      if (offer !== undefined && reply.ok) log?.allowTokenizerOffer(reply.envelope);
+      return {
+        reply,
+        elapsedMs,
+        neverAnswered,
+        ...(ack !== undefined ? { ack } : {}),
+        ...(offer !== undefined ? { negotiated: offer.tokenizer } : {}),
+      };
     })();
     return this.#handshake;
   }
