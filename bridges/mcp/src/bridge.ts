@@ -6,7 +6,7 @@
  */
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { type Provider, UserError } from "ocp-provider";
+import { type Provider, type TokenizerName, UserError } from "ocp-provider";
 import { type BridgeQuery, type BudgetedAnswerer, createBudgetedAnswerer } from "./budget.js";
 import { MCP_ERROR_CODES, McpBridgeError, type McpErrorCode } from "./errors.js";
 import { createContextRenderer } from "./render.js";
@@ -36,6 +36,11 @@ export interface McpBridgeOptions {
   maxFramesLimit?: number;
   /** Bound on one tool call, in milliseconds; default 30 000. */
   timeoutMs?: number;
+  /**
+   * The tokenizer of the client's model (one the provider offers): `max_tokens` and every
+   * cost are counted in it, so the text fits that model's budget exactly. Default the provider's own.
+   */
+  tokenizer?: TokenizerName;
 }
 
 /** A provider made ready for MCP clients. */
@@ -99,7 +104,16 @@ export function createMcpBridge(provider: Provider, options: McpBridgeOptions = 
         "Serve it to MCP clients only with consent: --allow-egress (or allowEgress: true)",
     );
   }
-  const answer = createBudgetedAnswerer(provider, createContextRenderer(provider.counter));
+  const tokenizer = options.tokenizer ?? provider.counter.tokenizer;
+  if (!provider.tokenizers.includes(tokenizer)) {
+    throw new McpBridgeError(
+      MCP_ERROR_CODES.CONFIG,
+      `tokenizer '${tokenizer}' is not one provider '${provider.info.name}' offers (${provider.tokenizers.join(", ")}); ` +
+        "an open model family's tokenizer needs its package installed",
+    );
+  }
+  // The renderer counts the frames' contents with the counter that costed them: a memo hit, not a second count.
+  const answer = createBudgetedAnswerer(provider, createContextRenderer(provider.counterFor(tokenizer)), tokenizer);
   const input = inputSchema(provider, limits);
   const output = outputSchema();
   const description = toolDescription(provider, limits);

@@ -13,7 +13,7 @@
  *   and digests stay the provider's own.
  * At most three queries; the answer holding the most content wins.
  */
-import type { Provider } from "ocp-provider";
+import type { Provider, TokenizerName } from "ocp-provider";
 import type { ContextFrame, ContextQueryResult } from "ocp-provider/wire";
 import type { Closing, ContextRenderer, ContextRendering, Layout } from "./render.js";
 
@@ -73,8 +73,13 @@ interface Candidate {
   readonly content: number;
 }
 
-/** Creates the answerer; `renderer` must count with the provider's tokenizer. */
-export function createBudgetedAnswerer(provider: Provider, renderer: ContextRenderer): BudgetedAnswerer {
+/** Creates the answerer; `renderer` must count in `tokenizer`, the one the provider's answers are costed in. */
+export function createBudgetedAnswerer(
+  provider: Provider,
+  renderer: ContextRenderer,
+  tokenizer: TokenizerName = provider.counter.tokenizer,
+): BudgetedAnswerer {
+  const queryOptions = (signal: AbortSignal | undefined) => ({ signal, tokenizer });
   // Learned from the last answer: the wrapper's cost per frame, and how many frames per token of budget it held.
   let perFrameCost = 64;
   let framesPerToken = 1 / 320;
@@ -92,7 +97,7 @@ export function createBudgetedAnswerer(provider: Provider, renderer: ContextRend
     let queries = 0;
     while (queries < MAX_QUERIES) {
       queries++;
-      const result = await provider.query({ ...query, max_tokens: queryBudget }, { signal });
+      const result = await provider.query({ ...query, max_tokens: queryBudget }, queryOptions(signal));
       const layout = renderer.layout(result.frames);
       const all = result.frames.length;
       const closing = closingOf(result, budget);

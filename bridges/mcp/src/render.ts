@@ -32,8 +32,10 @@
  *   the digits three at a time from the left.
  * Every piece below starts with "<" or " " + the boundary, or ends with a letter or digit,
  * where it meets the next one; a frame's body is "\n" + content, and its content ends
- * with "\n" (or the body is counted whole). The `canonical` tokenizer (bytes / 4) is not
- * additive: its texts are counted whole, which is cheap.
+ * with "\n" (or the body is counted whole). Other tokenizers are not shown additive at
+ * these junctions — `canonical` (bytes / 4) is not, and the open families pre-tokenize
+ * differently (Qwen 3 splits digits one by one, Gemma 3 has newline runs as tokens) —
+ * so their texts are counted whole: exact, and slower for the families.
  */
 import { randomBytes } from "node:crypto";
 import { createTokenCounter, type TokenCounter } from "ocp-provider";
@@ -138,7 +140,7 @@ export function createContextRenderer(
   preamble: string = DEFAULT_PREAMBLE,
 ): ContextRenderer {
   const tokenizer = contentCounter.tokenizer;
-  const additive = tokenizer !== "canonical";
+  const additive = tokenizer === "o200k_base" || tokenizer === "cl100k_base";
   // Headers, markers without their boundary and closing lines repeat from call to call: cached.
   const stable = createTokenCounter({ tokenizer, cacheSize: 2048 });
   const newline = stable.count("\n");

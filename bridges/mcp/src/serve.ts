@@ -109,6 +109,7 @@ export const runMcp: McpBridgeModule["runMcp"] = async (load, options: McpRunOpt
   const serving = await serveMcp(load, {
     allowEgress: options.allowEgress,
     toolName: options.toolName,
+    tokenizer: options.tokenizer,
     http:
       options.http !== undefined
         ? { ...options.http, token: options.token, maxSessions: options.maxSessions }

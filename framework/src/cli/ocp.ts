@@ -7,6 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
+import { resolveTokenizer, TOKENIZERS } from "../tokens/registry.js";
 import { TRANSPORTS } from "../transports/table.js";
 import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { argsErrorMessage, wantsHelp } from "./args.js";
@@ -78,6 +79,7 @@ async function mcpCommand(args: string[]): Promise<void> {
     "allow-egress": allowEgress,
     "tool-name": { type: "string" },
     "max-sessions": { type: "string" },
+    tokenizer: { type: "string" },
   } as const;
   const { module, args: line, serve } = servingLine("mcp", args, options);
   const sessions = line.string("max-sessions");
@@ -89,10 +91,20 @@ async function mcpCommand(args: string[]): Promise<void> {
   ) {
     throw usageError("mcp", `--max-sessions must be a whole number ≥ 1, not '${sessions}'`);
   }
+  const named = line.string("tokenizer");
+  const tokenizer = named === undefined ? undefined : resolveTokenizer(named);
+  if (named !== undefined && tokenizer === undefined) {
+    throw usageError("mcp", `unknown tokenizer '${named}' (expected one of ${TOKENIZERS.join(", ")})`);
+  }
   // The transport table's front door: it names the bridge package and loads it now.
   await TRANSPORTS.mcp.serve(() => loadProvider(module), {
     ...serve,
-    mcp: { allowEgress: serve.mcp?.allowEgress === true, toolName: line.string("tool-name"), maxSessions },
+    mcp: {
+      allowEgress: serve.mcp?.allowEgress === true,
+      toolName: line.string("tool-name"),
+      maxSessions,
+      ...(tokenizer !== undefined ? { tokenizer } : {}),
+    },
   });
 }
 

@@ -32,7 +32,7 @@ Options:
   },
   mcp: {
     synopsis:
-      "ocp mcp <module> [--http [host:]port] [--token T] [--max-sessions N] [--allow-egress] [--tool-name NAME]",
+      "ocp mcp <module> [--http [host:]port] [--token T] [--max-sessions N] [--allow-egress] [--tool-name NAME] [--tokenizer NAME]",
     details: `Serve the provider to MCP clients as one tool (get_context): over stdio, or over
 streamable HTTP at /mcp with --http. Needs the package ocp-provider-mcp. See docs/mcp.md.
 
@@ -42,7 +42,9 @@ Options:
   --max-sessions N     with --http: most client sessions open at once (default 100); when all are
                        in use, a new client gets 503 unless one has been idle for 5 minutes
   --allow-egress       consent to serve a provider that declares egress (data leaves the machine)
-  --tool-name NAME     the tool's name (default get_context)`,
+  --tool-name NAME     the tool's name (default get_context)
+  --tokenizer NAME     count max_tokens in the client's model's tokenizer: o200k_base, cl100k_base,
+                       canonical, llama3, gemma3, qwen3, deepseek_v3 (default: the provider's own)`,
   },
   query: {
     synopsis: 'ocp query <module> "<goal>" [options]',

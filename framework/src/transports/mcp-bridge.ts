@@ -5,6 +5,7 @@
  */
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import type { Provider } from "../provider/provider.js";
+import type { TokenizerName } from "../tokens/registry.js";
 
 /** The package `ocp mcp` and `--mcp` load on demand. */
 export const MCP_BRIDGE_PACKAGE = "ocp-provider-mcp";
@@ -21,6 +22,8 @@ export interface McpRunOptions {
   toolName?: string;
   /** Over HTTP: most client sessions open at once (the bridge's default when absent). */
   maxSessions?: number;
+  /** The tokenizer of the client's model: `max_tokens` and every cost are counted in it; default the provider's own. */
+  tokenizer?: TokenizerName;
 }
 
 /** The part of the bridge package the core calls. */

@@ -31,7 +31,7 @@ export interface ServeOptions {
    * Serve MCP clients instead of OCP hosts, through the bridge package `ocp-provider-mcp`
    * (loaded now; an error names it when it is not installed).
    */
-  mcp?: Pick<McpRunOptions, "allowEgress" | "toolName" | "maxSessions">;
+  mcp?: Pick<McpRunOptions, "allowEgress" | "toolName" | "maxSessions" | "tokenizer">;
 }
 
 /** One transport, as the command line and the conformance suite see it. */
