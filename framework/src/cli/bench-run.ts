@@ -20,6 +20,7 @@ import {
   overPacking,
   wordsTimes13,
 } from "./bench-estimates.js";
+import { runTokenizerBench, type TokenizersReport } from "./bench-tokenizers.js";
 
 /** Options of {@link runBench}. */
 export interface BenchOptions {
@@ -33,6 +34,8 @@ export interface BenchOptions {
   maxFrames: number;
   /** How many times every goal is asked. */
   rounds: number;
+  /** Also measure these tokenizers (`--tokenizers`): the frames' cost in each, estimators against each, cross budgets. */
+  tokenizers?: readonly TokenizerName[];
 }
 
 /** Summary statistics of some timings, in milliseconds. */
@@ -86,6 +89,8 @@ export interface BenchReport {
   };
   /** On the distinct frames the goals found under a wide budget. */
   readonly estimates: { readonly frames: number; readonly of: readonly EstimateReport[] };
+  /** With `--tokenizers`: each family's view of the same frames and answers. */
+  readonly tokenizers?: TokenizersReport;
 }
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
@@ -208,6 +213,16 @@ export async function runBench(provider: Provider, options: BenchOptions): Promi
     [other, (text) => otherCounter.count(text)],
   ];
   const frames = [...distinct.values()];
+  const tokenizers =
+    options.tokenizers === undefined || options.tokenizers.length === 0
+      ? undefined
+      : await runTokenizerBench(provider, {
+          tokenizers: options.tokenizers,
+          goals,
+          frames: frames.map((frame) => frame.content),
+          budget: options.budget,
+          maxFrames: options.maxFrames,
+        });
   return {
     provider: { name: provider.info.name, version: provider.info.version, tokenizer: counter.tokenizer },
     goals,
@@ -245,5 +260,6 @@ export async function runBench(provider: Provider, options: BenchOptions): Promi
         overPacking: overPacking(ranked, estimate, options.budget, options.maxFrames),
       })),
     },
+    ...(tokenizers !== undefined ? { tokenizers } : {}),
   };
 }

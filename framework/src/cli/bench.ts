@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import pc from "picocolors";
 import { argsErrorMessage } from "./args.js";
 import { type BenchReport, runBench, type Timing } from "./bench-run.js";
+import { parseTokenizerList, renderTokenizers } from "./bench-tokenizers.js";
 import { useColor } from "./color.js";
 import { loadProvider } from "./load-provider.js";
 import { CommandUsageError } from "./usage.js";
@@ -56,9 +57,18 @@ export async function benchCommand(args: string[]): Promise<void> {
   // A goals file is the list; --goal alone is where drawing from the provider's frames starts.
   const given = values.goals === undefined ? undefined : [...readGoals(values.goals), ...(values.goal ?? [])];
   const seeds = values.goal !== undefined && values.goal.length > 0 ? values.goal : undefined;
+  const tokenizers = values.tokenizers === undefined ? undefined : parseTokenizerList(values.tokenizers);
+  if (typeof tokenizers === "string") throw usage(`--tokenizers: ${tokenizers}`);
   const provider = await loadProvider(module);
   try {
-    const report = await runBench(provider, { goals: given, seeds, budget, maxFrames, rounds });
+    const report = await runBench(provider, {
+      goals: given,
+      seeds,
+      budget,
+      maxFrames,
+      rounds,
+      ...(tokenizers !== undefined ? { tokenizers } : {}),
+    });
     process.stdout.write(
       values.json ? `${JSON.stringify(report, null, 2)}\n` : renderBench(report, useColor(process.stdout)),
     );
@@ -77,6 +87,7 @@ function parse(args: string[]) {
       budget: { type: "string" },
       "max-frames": { type: "string" },
       rounds: { type: "string" },
+      tokenizers: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
@@ -133,5 +144,7 @@ export function renderBench(report: BenchReport, color: boolean): string {
       "  (packed by it: best first, a frame ships whole when its estimate fits what is left; then its exact cost is added up)",
     ),
   );
+  if (report.tokenizers !== undefined)
+    lines.push("", ...renderTokenizers(report.tokenizers, provider.tokenizer, report.budget));
   return `${lines.join("\n")}\n`;
 }

@@ -65,7 +65,7 @@ Options:
 Colour on a terminal only; NO_COLOR=1 turns it off, FORCE_COLOR=1 on.`,
   },
   bench: {
-    synopsis: "ocp bench <module> [--goals FILE] [--goal TEXT] [--budget N] [--json]",
+    synopsis: "ocp bench <module> [--goals FILE] [--goal TEXT] [--budget N] [--tokenizers LIST] [--json]",
     details: `Benchmark the provider's token accounting in-process: per-query time split into search,
 exact token counting, packing and frame building; the token count cache's hit rate; tokens
 shipped against the budget; and how far bytes/4, words×1.3 and the other encoding are from
@@ -77,6 +77,9 @@ Options:
   --budget N           each query's max_tokens (default 1024)
   --max-frames N       each query's max_frames (default 8)
   --rounds N           times each goal is asked (default 5; the first round finds the cache cold)
+  --tokenizers LIST    also the frames' cost in each of these tokenizers (comma-separated, e.g.
+                       o200k,gemma3,llama3,qwen3; "all" = every installed one), each estimator's
+                       error against each, and how often a budget honest in one overruns another's
   --json               print the report as JSON, nothing else`,
   },
   inspect: {
