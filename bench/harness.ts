@@ -34,9 +34,9 @@ export interface BenchReport {
   readonly notes?: readonly string[];
 }
 
-/** The contract of a `bench/*.bench.ts` module: `run.ts` imports it and awaits `run()`. */
+/** The contract of a `bench/*.bench.ts` module: `run.ts` imports it and awaits `run()` (one table, or several). */
 export interface BenchModule {
-  run(): Promise<BenchReport>;
+  run(): Promise<BenchReport | readonly BenchReport[]>;
 }
 
 /**

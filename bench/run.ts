@@ -34,10 +34,11 @@ type Loaded = Partial<BenchModule> & { optIn?: boolean; usage?: string };
 
 const load = async (name: string) => (await import(new URL(`${name}${SUFFIX}`, here).href)) as Loaded;
 
-async function runOne(name: string): Promise<BenchReport> {
+async function runOne(name: string): Promise<readonly BenchReport[]> {
   const module = await load(name);
   if (typeof module.run !== "function") throw new Error(`bench/${name}${SUFFIX} does not export run()`);
-  return module.run();
+  const reports = await module.run();
+  return Array.isArray(reports) ? reports : [reports as BenchReport];
 }
 
 /** Flags of run.ts itself, which take no value. */
@@ -114,9 +115,11 @@ async function main(argv: string[]): Promise<number> {
   for (const name of selected) {
     const began = performance.now();
     try {
-      const report = await runOne(name);
-      print(report, (performance.now() - began) / 1000);
-      for (const verdict of report.verdicts) verdicts.push({ bench: name, verdict });
+      const reports = await runOne(name);
+      for (const report of reports) {
+        print(report, (performance.now() - began) / 1000);
+        for (const verdict of report.verdicts) verdicts.push({ bench: name, verdict });
+      }
     } catch (error) {
       crashed.push(name);
       console.error(

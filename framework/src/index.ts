@@ -36,6 +36,7 @@ export {
 } from "./provider/provider.js";
 export { createSession, type Session, type SessionHost, type SessionState } from "./provider/session.js";
 export { type CacheStats, createTokenCounter, type TokenCounter, type TokenizerName } from "./tokens/counter.js";
+export { TOKENIZER_ERROR_CODES, TokenizerMissingError } from "./tokens/errors.js";
 export { parseListenAddress } from "./transports/http/listen.js";
 export type {
   Capabilities,

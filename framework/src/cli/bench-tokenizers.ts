@@ -6,7 +6,15 @@
  */
 import type { Provider } from "../provider/provider.js";
 import { createTokenCounter } from "../tokens/counter.js";
-import { installedTokenizers, resolveTokenizer, TOKENIZERS, type TokenizerName } from "../tokens/registry.js";
+import { TokenizerMissingError } from "../tokens/errors.js";
+import {
+  installedTokenizers,
+  isInstalled,
+  resolveTokenizer,
+  TOKENIZERS,
+  type TokenizerName,
+  tokenizerSpec,
+} from "../tokens/registry.js";
 import type { ContextQuery } from "../wire/schemas.js";
 import { bytesOver4, type Estimate, type EstimateError, estimateError, wordsTimes13 } from "./bench-estimates.js";
 
@@ -87,6 +95,10 @@ export async function runTokenizerBench(
   },
 ): Promise<TokenizersReport> {
   const { tokenizers, goals, frames, budget, maxFrames } = options;
+  for (const name of tokenizers) {
+    const pkg = tokenizerSpec(name).package;
+    if (pkg !== undefined && !isInstalled(name)) throw new TokenizerMissingError(name, pkg.name, pkg.version);
+  }
   const counters = new Map<TokenizerName, (text: string) => number>();
   const loadMs = new Map<TokenizerName, number>();
   for (const name of tokenizers) {
