@@ -94,7 +94,9 @@ function checkOptions(options: McpBridgeOptions): { toolName: string; limits: To
 
 /**
  * Prepares `provider` for MCP clients. Throws a {@link McpBridgeError}: `OCP_ERR_MCP_EGRESS`
- * when the provider declares egress and `allowEgress` is not set, `OCP_ERR_MCP_CONFIG` for bad options.
+ * when the provider declares egress and `allowEgress` is not set, `OCP_ERR_MCP_CONFIG` for bad
+ * options (a `tokenizer` the provider does not offer); a `TokenizerMissingError` for a
+ * `tokenizer` whose optional package is not installed.
  */
 export function createMcpBridge(provider: Provider, options: McpBridgeOptions = {}): McpBridge {
   const { toolName, limits, timeoutMs } = checkOptions(options);
