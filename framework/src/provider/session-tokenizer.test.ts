@@ -48,7 +48,8 @@ const costs = (reply: Envelope | undefined) =>
 const schema = createRequire(import.meta.url)("../../schema/ocp-envelope.reference.schema.json") as object;
 const validate = new Ajv2020({ strict: false }).compile(schema);
 
-describe("the tokenizer extension", () => {
+// The first count in a family loads its vocabulary: seconds, more on a busy machine.
+describe("the tokenizer extension", { timeout: 120_000 }, () => {
   it("loads a chosen vocabulary after the ack, never while answering the handshake", async () => {
     const session = createSession(provider());
     const ack = await session.handle(handshake({ tokenizers: ["llama3"] }));

@@ -82,12 +82,15 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   const stats = { hits: 0, misses: 0 };
   const count = cacheSize > 0 ? cached(exact, cacheSize, stats) : exact;
   const nfd = spec.bound === "nfd-bytes";
+  const bound = nfd ? nfdByteBound : byteBound;
+  const fits = nfd ? nfdBytesSurelyFit : bytesSurelyFit;
   return {
     tokenizer,
     count,
     ...(cacheSize > 0 ? { cacheStats: () => ({ ...stats }) } : {}),
-    upperBound: nfd ? nfdByteBound : byteBound,
-    surelyFits: nfd ? nfdBytesSurelyFit : bytesSurelyFit,
+    // Functions of this counter's own, as every other member: two providers share nothing.
+    upperBound: (text) => bound(text),
+    surelyFits: (text, budget) => fits(text, budget),
     preload: isFamily
       ? () => void familyTokenizer(tokenizer as FamilyName)
       : () => preloadEncoding(tokenizer as BpeEncodingName),
