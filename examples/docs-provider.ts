@@ -2,7 +2,9 @@
  * A provider over a folder of Markdown: each heading starts a section, a long section is
  * cut into passages between its paragraphs, and passages are ranked by BM25 (minisearch)
  * over their section's heading and their text, the heading boosted; each cites its
- * section's file, heading and exact lines.
+ * section's file, heading and exact lines. However long a goal, a search looks up at most
+ * its first 32 distinct terms (see {@link goalTerms}): the work of one query is bounded, so
+ * a pasted file never holds the provider while other requests wait.
  * Files are read and split once; a watcher drops that index whenever anything under
  * the served paths changes, so answers never go stale. By default it serves this
  * repository's README.md and docs/; set OCP_DOCS to a comma-separated list of files
@@ -60,14 +62,64 @@ function oneTerm(word: string): string | null {
  * A word's terms, the same for sections and goals: itself and, for an identifier such
  * as `runConformance`, its parts, since the docs name things by their identifiers.
  */
-function indexTerms(word: string): string[] | string | null {
+export function indexTerms(word: string): string[] | string | null {
   const parts = word.split(/(?<=[a-z0-9])(?=[A-Z])/);
   if (parts.length === 1) return oneTerm(word);
   return [word, ...parts].map(oneTerm).filter((term) => term !== null);
 }
 
-/** minisearch's own tokenizer (Unicode spaces and punctuation), which `indexTerms` refines. */
-const tokenize = MiniSearch.getDefault("tokenize") as (text: string) => string[];
+/**
+ * A word as minisearch's own tokenizer cuts text (at Unicode spaces and punctuation, its
+ * `SPACE_OR_PUNCTUATION`), which `indexTerms` refines: sections are indexed with that
+ * tokenizer, and a goal is read with this, one word at a time, so that reading stops at
+ * {@link MAX_GOAL_WORDS}. A test holds the two to the same words.
+ */
+const WORD = /[^\n\r\p{Z}\p{P}]+/gu;
+
+/**
+ * The most distinct terms of a goal searched, the first written. Every term searched is a
+ * pass over the passages holding it, and minisearch merges each passage's matched terms
+ * with a linear scan per term — a goal of thousands of words took seconds to minutes while
+ * the provider answered nothing else. A goal is a sentence or a paragraph: the longest of
+ * bench/cases/docs.jsonl holds 10 terms, so no labelled goal searches differently.
+ */
+export const MAX_GOAL_TERMS = 32;
+
+/** The most words of a goal read: the rest is not looked at (a goal is a question, not a file). */
+export const MAX_GOAL_WORDS = 1000;
+
+/** What a goal is searched for: its distinct terms, first written first, and how often it says each. */
+export interface GoalTerms {
+  terms: string[];
+  counts: number[];
+}
+
+/**
+ * A goal's terms as minisearch would search the whole text (each word through
+ * `indexTerms`), bounded: at most {@link MAX_GOAL_TERMS} distinct terms, from at most
+ * {@link MAX_GOAL_WORDS} words. A term said twice is searched once at twice the weight,
+ * which scores exactly as searching it twice.
+ */
+export function goalTerms(text: string): GoalTerms {
+  const at = new Map<string, number>();
+  const terms: string[] = [];
+  const counts: number[] = [];
+  let words = 0;
+  for (const [word] of text.matchAll(WORD)) {
+    if (++words > MAX_GOAL_WORDS) break;
+    const found = indexTerms(word);
+    for (const term of typeof found === "string" ? [found] : (found ?? [])) {
+      const known = at.get(term);
+      if (known !== undefined) (counts[known] as number)++;
+      else if (terms.length < MAX_GOAL_TERMS) {
+        at.set(term, terms.length);
+        terms.push(term);
+        counts.push(1);
+      }
+    }
+  }
+  return { terms, counts };
+}
 
 /**
  * How a goal is searched, as measured on bench/cases/docs.jsonl: any of its words
@@ -351,8 +403,16 @@ function relevanceOf(bm25: number, words: number): number {
   return bm25 / (words * words);
 }
 
+/**
+ * The longest goal whose ranking is kept: a key holds the whole text, and 256 goals of a
+ * megabyte would keep a quarter of a gigabyte alive. A longer goal is searched each time
+ * (its search is bounded all the same, see {@link goalTerms}).
+ */
+const KEPT_GOAL_CHARS = 4096;
+
 /** The best sections for the goal, best first (kept for a repeated goal); the others are counted as omitted. */
 function rank(index: Index, text: string, maxFrames: number): Ranked {
+  if (text.length > KEPT_GOAL_CHARS) return search(index, text, maxFrames);
   const key = `${maxFrames}\n${text}`;
   let ranked = index.ranked.get(key);
   if (ranked === undefined) {
@@ -366,9 +426,16 @@ function rank(index: Index, text: string, maxFrames: number): Ranked {
 
 /** Searches the index for the goal: see {@link rank}. */
 function search({ sections: all, search }: Index, text: string, maxFrames: number): Ranked {
-  const words = new Set(tokenize(text).flatMap((word) => indexTerms(word) ?? [])).size;
+  const { terms, counts } = goalTerms(text);
+  const words = terms.length;
   if (words === 0) return [];
-  const hits = search.search(text);
+  // The terms as found, not read again (`indexTerms` twice would turn "uses" into the stop
+  // word "use"); a term said n times weighs n, as n searches of it would.
+  const hits = search.search(terms.join(" "), {
+    tokenize: (joined) => joined.split(" "),
+    processTerm: (term) => term,
+    boostTerm: (_term, i) => counts[i] as number,
+  });
   // The best few are enough to fill any budget; the others are reported, not shipped.
   const keep = Math.max(8, 3 * maxFrames);
   const ranked = new Map<number, number>(); // passages of each section ranked so far

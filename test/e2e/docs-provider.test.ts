@@ -142,3 +142,41 @@ describe("docs provider confinement (a real child process, real symlinks)", () =
     await check.shutdown(child, 2000);
   });
 });
+
+describe("docs provider given goals as long as a request may be (a real child process over --http)", () => {
+  /** The docs example's time limit for one search: the framework's default `pluginTimeoutMs`. */
+  const TIME_LIMIT_MS = 10_000;
+
+  it("answers each within its time limit, and /healthz meanwhile", { timeout: 60_000 }, async () => {
+    const child = serve(["--http", "127.0.0.1:0"]);
+    const url = await listeningUrl(child);
+    const warm = await postEnvelope(url, query("plugins", 200));
+    expect(warm.message.type).toBe("frames"); // the index is built: what follows is search alone
+    // A pasted file's worth of the docs' own words, each in hundreds of passages: just under
+    // the 1 MiB body limit. It used to be searched word by word, for seconds to minutes, while
+    // the provider answered nothing else and no timer could fire.
+    const pasted = "provider plugins return frames under the token budget of each query host errors ".repeat(11_000);
+    const deadline = AbortSignal.timeout(TIME_LIMIT_MS);
+    const post = (goal: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(query(goal, 1024, 8)),
+        signal: deadline,
+      }).then(async (response) => ({ status: response.status, message: JSON.parse(await response.text()) }));
+    // Two at once, each its own goal (no kept ranking answers the other), then /healthz.
+    const replies = [1, 2].map((n) => post(`${n} ${pasted}`));
+    const health = fetch(new URL("/healthz", url), { signal: deadline }).then(async (response) => ({
+      status: response.status,
+      body: await response.json(),
+    }));
+    expect(await health).toMatchObject({ status: 200, body: { status: "ok" } });
+    for (const reply of await Promise.all(replies)) {
+      expect(reply.status).toBe(200);
+      const frames = checkFrames(reply.message, 1024, 8);
+      expect(frames.length).toBeGreaterThan(0);
+    }
+    expect(child.stderr()).not.toMatch(/OCP_ERR_PLUGIN_TIMEOUT/);
+    await check.exitsOnSigterm(child, 3000);
+  });
+});

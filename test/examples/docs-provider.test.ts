@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
+import MiniSearch from "minisearch";
 import { type Provider, sliceLines } from "ocp-provider";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 // The example reads OCP_DOCS when it is loaded: set it first, then load it.
 const folder = realpathSync(mkdtempSync(join(tmpdir(), "ocp-docs-passages-")));
@@ -164,5 +165,101 @@ describe("the docs example's rankings kept per goal", () => {
     for (let i = 0; i < 100 && !(await served("rainy")); i++) await new Promise((r) => setTimeout(r, 50));
     expect(await served("rainy")).toBe(true);
     expect(await served("sunny")).toBe(false);
+  });
+});
+
+describe("the docs example's work per goal", () => {
+  /** Words a goal is made of: the docs' own, stop words, identifiers, numbers, punctuation and other scripts. */
+  const word = fc.oneof(
+    fc.constantFrom("plugin", "plugins", "frames", "budget", "token", "costs", "counted", "how", "the", "does", "a"),
+    fc.constantFrom("runConformance", "maxTokens", "HTTPServer", "x", "7", "naïve", "日本語", "émigré"),
+    fc.stringMatching(/^[a-z]{1,12}$/),
+    fc.string({ unit: "grapheme", maxLength: 6 }),
+  );
+  const separator = fc.constantFrom(" ", "  ", ", ", ". ", "\n", "\t", "-", "/", "?", "\u00a0", "—");
+  /** A goal of up to `maxWords` words; with `size: "max"`, lengths across the whole range (not only short ones). */
+  const goal = (maxWords: number, size: "small" | "max" = "small") =>
+    fc
+      .array(fc.tuple(word, separator), { minLength: 1, maxLength: maxWords, size })
+      .map((pairs) => pairs.map(([w, s]) => w + s).join(""));
+
+  /** What minisearch searches for a whole text: its tokenizer's words, each through the example's `indexTerms`. */
+  const tokenize = MiniSearch.getDefault("tokenize") as (text: string) => string[];
+  function searchedWhole(text: string): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const token of tokenize(text)) {
+      const found = example.indexTerms(token);
+      for (const term of typeof found === "string" ? [found] : (found ?? []))
+        if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  it("searches a goal of ordinary length for exactly what minisearch would, each term once with its count", () => {
+    fc.assert(
+      fc.property(goal(40), (text) => {
+        const whole = searchedWhole(text);
+        fc.pre(whole.size <= example.MAX_GOAL_TERMS);
+        const { terms, counts } = example.goalTerms(text);
+        expect(new Map(terms.map((term, i) => [term, counts[i]]))).toEqual(whole);
+        // First written first: the order minisearch met them in.
+        expect(terms).toEqual([...whole.keys()]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("keeps at most MAX_GOAL_TERMS distinct terms and reads no word past MAX_GOAL_WORDS, however long the goal", () => {
+    fc.assert(
+      fc.property(goal(3 * example.MAX_GOAL_WORDS, "max"), fc.string({ maxLength: 200 }), (text, tail) => {
+        const { terms, counts } = example.goalTerms(text);
+        expect(terms.length).toBeLessThanOrEqual(example.MAX_GOAL_TERMS);
+        expect(new Set(terms).size).toBe(terms.length);
+        expect(counts.every((count) => count >= 1)).toBe(true);
+        const words = [...text.matchAll(/[^\n\r\p{Z}\p{P}]+/gu)];
+        if (words.length > example.MAX_GOAL_WORDS) {
+          // Whatever follows the last word read changes nothing.
+          const cut = words[example.MAX_GOAL_WORDS]?.index as number;
+          expect(example.goalTerms(`${text.slice(0, cut)} ${tail}${text.slice(cut)}`)).toEqual({ terms, counts });
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("asks its index about at most MAX_GOAL_TERMS terms per query, however long the goal", async () => {
+    writeFileSync(
+      join(folder, "bounded.md"),
+      "# Bounded\n\n## Frames\n\nPlugins return frames; token costs are counted.\n\n## Budget\n\nA budget bounds the frames.\n",
+    );
+    const provider = example.default as Provider;
+    const ask = (goal: string) => provider.query({ goal, kinds: [], anchors: [], max_tokens: 1024, max_frames: 8 });
+    for (let i = 0; i < 100 && !(await ask("plugins frames budget")).frames.some((f) => f.title === "Budget"); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    // Each call is one term looked up and merged into every passage holding it.
+    const lookups = vi.spyOn(
+      MiniSearch.prototype as unknown as { executeQuerySpec: (...args: unknown[]) => unknown },
+      "executeQuerySpec",
+    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(goal(4 * example.MAX_GOAL_WORDS, "max"), fc.nat(), async (text, salt) => {
+          lookups.mockClear();
+          // Salted, so that no ranking kept from an earlier run answers it.
+          await ask(`${text} ${salt}`);
+          expect(lookups.mock.calls.length).toBeLessThanOrEqual(example.MAX_GOAL_TERMS);
+        }),
+        { numRuns: 30 },
+      );
+      // The goal that held a provider for a minute: a megabyte of the docs' own words.
+      lookups.mockClear();
+      const { frames } = await ask(
+        "plugins return frames, token costs are counted; a budget bounds them. ".repeat(14_000),
+      );
+      expect(lookups.mock.calls.length).toBeLessThanOrEqual(example.MAX_GOAL_TERMS);
+      expect(frames.map((frame) => frame.title)).toContain("Frames");
+    } finally {
+      lookups.mockRestore();
+    }
   });
 });
