@@ -6,19 +6,32 @@
  * - a long hit ships its passage holding the goal's words, not its first lines cut to
  *   fill the budget alone, so the next hit ships too;
  * - a hit holding one word of a two-word goal is not offered ("what cats like to eat"
- *   is not about `git cat-file`), one holding both is.
+ *   is not about `git cat-file`), one holding both is;
+ * - however long the goal, the engine is asked about at most `MAX_GOAL_WORDS` of its words.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import fc from "fast-check";
+import lunr from "lunr";
 import { defineProvider, type Plugin } from "ocp-provider";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
 import { type CorpusDoc, startEndpoint, writeFts5, writeMkdocsIndex } from "../../bench/search-index-corpora.js";
-import { bestPassage, passages, wordsNeeded } from "../../templates/search-index/common/src/adapters/hits.js";
-import { httpSearch } from "../../templates/search-index/http/src/adapters/http-search.js";
+import {
+  bestPassage,
+  goalText,
+  MAX_GOAL_CHARS,
+  MAX_GOAL_WORDS,
+  passages,
+  wordsNeeded,
+} from "../../templates/search-index/common/src/adapters/hits.js";
+import { goalWords as httpGoalWords, httpSearch } from "../../templates/search-index/http/src/adapters/http-search.js";
 import { lunrIndex } from "../../templates/search-index/lunr/src/adapters/lunr-index.js";
-import { sqliteFts5 } from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
+import {
+  sqliteFts5,
+  goalWords as sqliteGoalWords,
+} from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
 import { assertReferenceValid } from "../test-support/reference-schema.js";
 
 const BASE = "https://handbook.acme.test/";
@@ -136,6 +149,88 @@ describe("hits.ts", () => {
         // The best passage is one of them (or the whole text, when it is short enough).
         const best = bestPassage(whole, ["lorem", "ipsum"], maxChars);
         expect(whole.length <= maxChars ? best === whole : found.includes(best)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe.each(["lunr", "sqlite", "http"])("the %s adapter given a goal of any length", (adapter) => {
+  /** Calls that each ask the engine about words: lunr's query terms, SQLite statements run, requests sent. */
+  function engineCalls(): { count(): number; sent(): string[]; restore(): void } {
+    if (adapter === "lunr") {
+      const terms = vi.spyOn(lunr.Query.prototype, "term");
+      return { count: () => terms.mock.calls.length, sent: () => [], restore: () => terms.mockRestore() };
+    }
+    if (adapter === "sqlite") {
+      const probe = new Database(":memory:");
+      const statement = Object.getPrototypeOf(probe.prepare("SELECT 1")) as { all: (...args: unknown[]) => unknown };
+      probe.close();
+      const runs = vi.spyOn(statement, "all");
+      // Runs given a MATCH query (setup's look at the table takes none).
+      const count = () => runs.mock.calls.filter(([match]) => typeof match === "string").length;
+      return { count, sent: () => [], restore: () => runs.mockRestore() };
+    }
+    const requests: MockInstance<typeof fetch> = vi.spyOn(globalThis, "fetch");
+    const sent = () => requests.mock.calls.map(([url]) => new URL(String(url)).searchParams.get("q") ?? "");
+    return { count: () => requests.mock.calls.length, sent, restore: () => requests.mockRestore() };
+  }
+
+  it("asks its engine about at most MAX_GOAL_WORDS words of a megabyte's goal, and answers one of the page's words", async () => {
+    const calls = engineCalls();
+    try {
+      // A megabyte of distinct words: each used to be a lookup and a check against every hit.
+      const distinct = Array.from({ length: 120_000 }, (_, i) => `w${i.toString(36)}`).join(" ");
+      await ask(adapter, `retry backoff limit ${distinct}`, 1024);
+      const perQuery = adapter === "lunr" ? 2 * MAX_GOAL_WORDS : adapter === "sqlite" ? MAX_GOAL_WORDS + 2 : 1;
+      expect(calls.count()).toBeLessThanOrEqual(perQuery);
+      for (const text of calls.sent()) expect(text.length).toBeLessThanOrEqual(MAX_GOAL_CHARS);
+      // A megabyte of the page's own words is answered with the page.
+      const frames = await ask(adapter, "retry backoff limit ".repeat(50_000), 1024);
+      expect(frames.map((frame) => frame.title)).toContain("Retry backoff");
+    } finally {
+      calls.restore();
+    }
+  });
+});
+
+describe("what a search-index adapter reads of a goal", () => {
+  const text = fc.oneof(
+    fc.string({ unit: "grapheme", maxLength: 300 }),
+    fc
+      .array(fc.oneof(fc.stringMatching(/^[a-z0-9]{1,9}$/), fc.constantFrom("how", "the", "a", " ", "\n", ", ")), {
+        maxLength: 6000,
+        size: "max",
+      })
+      .map((words) => words.join(" ")),
+  );
+
+  it("reads at most MAX_GOAL_CHARS characters, cut between words, and all of a shorter goal", () => {
+    fc.assert(
+      fc.property(text, fc.string({ maxLength: 50 }), (goal, more) => {
+        const read = goalText(goal);
+        expect(goal.startsWith(read)).toBe(true);
+        expect(read.length).toBeLessThanOrEqual(MAX_GOAL_CHARS);
+        if (goal.length <= MAX_GOAL_CHARS) expect(read).toBe(goal);
+        else expect(goalText(goal + more)).toBe(read); // nothing past the limit is looked at
+      }),
+    );
+  });
+
+  it("keeps at most MAX_GOAL_WORDS distinct words, the first written, as the adapters did for any goal under the cap", () => {
+    // The FTS5 adapter's words before the cap was shared: every distinct word, stop words aside, first 32.
+    const STOPPED = /^(how|the|a)$/;
+    fc.assert(
+      fc.property(text, (goal) => {
+        for (const words of [sqliteGoalWords(goal), httpGoalWords(goal)]) {
+          expect(words.length).toBeLessThanOrEqual(MAX_GOAL_WORDS);
+          expect(new Set(words).size).toBe(words.length);
+        }
+        if (goal.length <= MAX_GOAL_CHARS) {
+          const all = (goal.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter(
+            (word) => !STOPPED.test(word) && sqliteGoalWords(word).length > 0,
+          );
+          expect(sqliteGoalWords(goal)).toEqual([...new Set(all)].slice(0, MAX_GOAL_WORDS));
+        }
       }),
     );
   });

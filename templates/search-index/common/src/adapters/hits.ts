@@ -7,6 +7,29 @@
  * HTTP) writes this same file, whichever index it wraps: edit it freely.
  */
 
+/**
+ * The most distinct words of a goal an adapter searches for, the first written. Each word
+ * is a lookup in the engine and a check against every hit, so a goal pasted from a file
+ * (thousands of words) held the provider for seconds while every other request waited; a
+ * goal is a sentence or a paragraph, and none of the labelled goals has more than 16.
+ */
+export const MAX_GOAL_WORDS = 32;
+
+/** The most of a goal read, in characters (about 1,300 words): what follows is not looked at. */
+export const MAX_GOAL_CHARS = 8192;
+
+/**
+ * The part of a goal an adapter reads: all of it up to {@link MAX_GOAL_CHARS} characters,
+ * else that much cut at its last space, so no word is read half. With {@link MAX_GOAL_WORDS},
+ * it bounds a query's work whatever the goal's length.
+ */
+export function goalText(text: string): string {
+  if (text.length <= MAX_GOAL_CHARS) return text;
+  const head = text.slice(0, MAX_GOAL_CHARS);
+  const space = head.search(/\s\S*$/);
+  return space > 0 ? head.slice(0, space) : head;
+}
+
 /** A line range [from, to) of a text's lines. */
 type Span = [number, number];
 

@@ -17,7 +17,7 @@
  * This file is yours: edit it freely.
  */
 import { type Candidate, type ContextQuery, definePlugin, type FrameKind, type Plugin, UserError } from "ocp-provider";
-import { bestPassage, passageChars, wordsNeeded } from "./hits.js";
+import { bestPassage, goalText, MAX_GOAL_WORDS, passageChars, wordsNeeded } from "./hits.js";
 
 /** One request to the endpoint. */
 export interface HttpSearchRequest {
@@ -34,7 +34,7 @@ export interface HttpSearchOptions {
   url: string | URL;
   /** The query parameter of the default GET request; default `q`. */
   param?: string;
-  /** Builds the request yourself (a POST with a JSON body, say) from the query text. */
+  /** Builds the request yourself (a POST with a JSON body, say) from the query text (the part of it read: see `goalText`). */
   request?: (text: string, query: ContextQuery) => HttpSearchRequest;
   /** Headers sent with every request (an API key, say). */
   headers?: Record<string, string>;
@@ -73,7 +73,8 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
     name: options.name ?? "search-index",
     kinds: [options.kind ?? "doc"],
     async search(query, { signal }) {
-      const text = query.query_text ?? query.goal;
+      // The endpoint is sent what is read of the goal too: a pasted file makes no URL of a megabyte.
+      const text = goalText(query.query_text ?? query.goal);
       const words = goalWords(text);
       // A goal of stop words alone asks about nothing; with no floor, the engine decides.
       if (words.length === 0 && minCoverage > 0) return [];
@@ -190,10 +191,15 @@ function stem(word: string): string {
 
 const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-/** A goal's distinct words, stemmed, stop words and single letters (the s of "today's") dropped. */
-function goalWords(text: string): string[] {
-  const kept = wordsOf(text).filter((word) => !STOP.has(word) && (word.length > 1 || /\d/.test(word)));
-  return [...new Set(kept.map(stem))];
+/** A goal's distinct words, stemmed, stop words and single letters (the s of "today's") dropped; the first {@link MAX_GOAL_WORDS}. */
+export function goalWords(text: string): string[] {
+  const words = new Set<string>();
+  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)) {
+    if (STOP.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
+    words.add(stem(word));
+    if (words.size === MAX_GOAL_WORDS) break;
+  }
+  return [...words];
 }
 
 /** How many of the goal's words a text holds: the same stem, or for words of five letters or more, a prefix. */

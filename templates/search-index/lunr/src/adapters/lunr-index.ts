@@ -16,7 +16,7 @@
 import { readFile } from "node:fs/promises";
 import lunr from "lunr";
 import { type Candidate, definePlugin, type FrameKind, type Plugin } from "ocp-provider";
-import { bestPassage, passageChars, wordsNeeded } from "./hits.js";
+import { bestPassage, goalText, MAX_GOAL_WORDS, passageChars, wordsNeeded } from "./hits.js";
 
 /** Options of {@link lunrIndex}. */
 export interface LunrIndexOptions {
@@ -66,7 +66,8 @@ export function lunrIndex(options: LunrIndexOptions): Plugin {
     search(query) {
       if (loaded === undefined) return [];
       const { index, docs, separator } = loaded;
-      const words = goalWords(withSeparator(separator, () => lunr.tokenizer(query.query_text ?? query.goal)));
+      const text = goalText(query.query_text ?? query.goal);
+      const words = goalWords(withSeparator(separator, () => lunr.tokenizer(text)));
       if (words.length === 0) return [];
       // Built, not parsed: a goal such as "fix: title:foo ~2" must not be lunr query syntax.
       const hits = index.query((q) => {
@@ -109,7 +110,7 @@ interface GoalWord {
   prefix: boolean;
 }
 
-/** The goal's distinct words, stop words dropped (lunr's list and a few ways of asking). */
+/** The goal's distinct words, stop words dropped (lunr's list and a few ways of asking); the first {@link MAX_GOAL_WORDS}. */
 function goalWords(tokens: lunr.Token[]): GoalWord[] {
   const seen = new Map<string, GoalWord>();
   for (const token of tokens) {
@@ -117,6 +118,7 @@ function goalWords(tokens: lunr.Token[]): GoalWord[] {
     if (text === "" || STOP.has(text) || lunr.stopWordFilter(token) === undefined) continue;
     const stem = lunr.stemmer(token.clone()).toString();
     if (!seen.has(stem)) seen.set(stem, { token, stem, text, prefix: text.length >= PREFIX_MIN_LENGTH });
+    if (seen.size === MAX_GOAL_WORDS) break;
   }
   return [...seen.values()];
 }

@@ -16,7 +16,7 @@
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type Candidate, definePlugin, type FrameKind, type Plugin } from "ocp-provider";
-import { bestPassage, passageChars, wordsNeeded } from "./hits.js";
+import { bestPassage, goalText, MAX_GOAL_WORDS, passageChars, wordsNeeded } from "./hits.js";
 
 /** Options of {@link sqliteFts5}. */
 export interface SqliteFts5Options {
@@ -160,12 +160,20 @@ const STOP = new Set(
   which while who whom why will with would you your`.split(/\s+/),
 );
 
-/** A goal's distinct words, lower-cased, stop words and single letters (the s of "today's") dropped; at most 32. */
+/**
+ * A goal's distinct words, lower-cased, stop words and single letters (the s of "today's")
+ * dropped: the first {@link MAX_GOAL_WORDS} of the part of it read ({@link goalText}).
+ */
 export function goalWords(text: string): string[] {
-  const words = (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter(
-    (word) => !STOP.has(word) && (word.length > 1 || /\d/.test(word)),
-  );
-  return [...new Set(words)].slice(0, 32);
+  const words = new Set<string>();
+  for (const [word] of goalText(text)
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}_]+/gu)) {
+    if (STOP.has(word) || (word.length < 2 && !/\d/.test(word))) continue;
+    words.add(word);
+    if (words.size === MAX_GOAL_WORDS) break;
+  }
+  return [...words];
 }
 
 /**
