@@ -14,6 +14,7 @@
 import { posix } from "node:path";
 import { type BagWord, termCount, textHashes, textWords } from "../extract/bag.js";
 import type { NameEntry, NameTable } from "./name-table.js";
+import { goalHead } from "./terms.js";
 
 /** A word of the goal, with how often the goal says it. */
 export interface ProseTerm extends BagWord {
@@ -57,11 +58,11 @@ const TEST_WORDS: ReadonlySet<number> = new Set(
   ),
 );
 
-/** The words of a goal worth searching, most frequent first (then in order written). */
+/** The words of a goal worth searching (in its {@link goalHead}), most frequent first (then in order written). */
 export function proseTerms(text: string): ProseTerm[] {
   const counts = new Map<number, { word: BagWord; count: number; first: number }>();
   let position = 0;
-  for (const word of textWords(text)) {
+  for (const word of textWords(goalHead(text))) {
     position++;
     if (STOP_HASHES.has(word.hash)) continue;
     const known = counts.get(word.hash);

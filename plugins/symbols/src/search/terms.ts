@@ -26,6 +26,21 @@ export interface QueryTerms {
 /** The most identifier terms taken from one query. */
 export const MAX_TERMS = 12;
 
+/**
+ * The most of a goal read, in characters (about 1,300 words; a commit message is rarely a
+ * quarter of it). Every word read costs: a pasted megabyte took a second or two of the
+ * provider's one thread to read, while every other request waited.
+ */
+export const MAX_GOAL_CHARS = 8192;
+
+/** What is read of a goal: all of it up to {@link MAX_GOAL_CHARS}, else that much cut at its last space, so no word is read half. */
+export function goalHead(text: string): string {
+  if (text.length <= MAX_GOAL_CHARS) return text;
+  const head = text.slice(0, MAX_GOAL_CHARS);
+  const space = head.search(/\s\S*$/);
+  return space > 0 ? head.slice(0, space) : head;
+}
+
 const TOKEN = /[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\.|::|#|->)[\p{L}_$][\p{L}\p{N}_$]*)*/gu;
 
 const KIND_WORDS: ReadonlyMap<string, SymbolKind> = new Map([
@@ -79,8 +94,9 @@ export function isLookup(terms: QueryTerms): boolean {
   return terms.names.length <= 2 || terms.names.every((name) => codeShaped(name.qualified?.text ?? name.name));
 }
 
-/** Reads a query text into {@link QueryTerms}. */
-export function queryTerms(text: string): QueryTerms {
+/** Reads a query text (its {@link goalHead}) into {@link QueryTerms}. */
+export function queryTerms(whole: string): QueryTerms {
+  const text = goalHead(whole);
   const quoted = new Set<string>();
   for (const match of text.matchAll(/`([^`]+)`/g))
     for (const token of (match[1] as string).match(TOKEN) ?? []) quoted.add(token);

@@ -1,0 +1,38 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { MAX_GOAL_CHARS, queryTerms } from "./search.js";
+
+describe("queryTerms", () => {
+  it("reads a goal's first MAX_GOAL_CHARS characters, cut between words: what follows changes nothing", () => {
+    // Goals of few distinct words, up to several times what is read: their terms run out before their text.
+    const goal = fc
+      .array(
+        fc.oneof(
+          fc.constantFrom("the", "what", "Deploy", "release", "branch", "İstanbul", "2024"),
+          fc.integer({ min: 0, max: 20 }),
+        ),
+        {
+          maxLength: 4000,
+          size: "max",
+        },
+      )
+      .map((words) => words.map(String).join(" "));
+    const more = fc
+      .array(fc.stringMatching(/^[a-z]{3,9}$/), { minLength: 1, maxLength: 5 })
+      .map((w) => ` ${w.join(" ")}`);
+    fc.assert(
+      fc.property(goal, more, (text, tail) => {
+        const terms = queryTerms(text);
+        expect(new Set(terms).size).toBe(terms.length);
+        if (text.length > MAX_GOAL_CHARS) {
+          const head = text.slice(0, MAX_GOAL_CHARS).replace(/\s\S*$/, "");
+          expect(queryTerms(text + tail)).toEqual(queryTerms(head));
+        } else if (terms.length < 32 && text.length + tail.length <= MAX_GOAL_CHARS) {
+          // A goal shorter than that is read whole.
+          expect(queryTerms(text + tail)).toEqual(expect.arrayContaining(tail.trim().split(" ").slice(0, 1)));
+        }
+      }),
+      { endOnFailure: true },
+    );
+  });
+});
