@@ -1,7 +1,8 @@
 import { definePlugin, defineProvider } from "ocp-provider";
 
 const notes = ["Deploys run from the release branch.", "Retries back off exponentially, from 100 ms."];
-const words = (text: string) => new Set(text.toLowerCase().match(/\w{4,}/g));
+// A text's first 32 words of four letters or more: a long goal costs no more than a question.
+const words = (text: string) => new Set((text.toLowerCase().match(/\w{4,}/g) ?? []).slice(0, 32));
 
 export default defineProvider({
   name: "team-notes",

@@ -20,13 +20,30 @@ const NOTES = [
 
 const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []);
 
+/**
+ * The most distinct words of a goal compared, the first written. A search runs on the
+ * provider's one thread: its work must stay bounded however long the goal (a pasted file),
+ * or every other request waits for it (docs/writing-a-provider.md, "Bounded work").
+ */
+const MAX_GOAL_WORDS = 32;
+
+/** A goal's distinct words of three letters or more: the first {@link MAX_GOAL_WORDS}. */
+function goalWords(goal: string): Set<string> {
+  const found = new Set<string>();
+  for (const [word] of goal.toLowerCase().matchAll(/[\p{L}\p{N}]{3,}/gu)) {
+    found.add(word);
+    if (found.size === MAX_GOAL_WORDS) break;
+  }
+  return found;
+}
+
 /** The example plugin. */
 export function notes(): Plugin {
   return definePlugin({
     name: "notes",
     kinds: ["memory"],
     search(query) {
-      const wanted = words(query.query_text ?? query.goal);
+      const wanted = goalWords(query.query_text ?? query.goal);
       if (wanted.size === 0) return [];
       return NOTES.flatMap((note) => {
         const have = words(`${note.title} ${note.text}`);
