@@ -161,7 +161,12 @@ async function measureSide(side: Side, records: readonly BenchRecord[], rows: Be
   const historyEnd = now;
 
   const plugin = facts({ store });
-  const context = { signal: new AbortController().signal, deadline: Number.POSITIVE_INFINITY, log: silentLogger };
+  const context = {
+    signal: new AbortController().signal,
+    deadline: Number.POSITIVE_INFINITY,
+    log: silentLogger,
+    checkpoint: () => Promise.resolve(),
+  };
   const queries = Array.from({ length: QUERIES }, () => {
     const record = records[Math.floor(random() * records.length)] as BenchRecord;
     const end = record.validTo ?? Date.parse("2026-01-01T00:00:00Z");

@@ -61,6 +61,16 @@ export function fanOut(query: ContextQuery, options: FanOutOptions): PluginOutco
 
 class PluginTimeout extends Error {}
 
+/**
+ * How long a search may hold the thread between two of its checkpoints before one lets
+ * other work run ({@link SearchContext.checkpoint}): other queries, `/healthz`, timers —
+ * the wait a slice adds to them. Short enough that a busy search delays nobody for long,
+ * long enough that the yields cost little of its own time.
+ */
+const CHECKPOINT_SLICE_MS = 10;
+
+const settled: Promise<void> = Promise.resolve();
+
 /** One plugin's search in flight: what a timeout or an outer abort settles early. */
 class Call {
   /** When the search started and must end by, on the monotonic clock (`performance.now()`): a wall-clock jump never stretches or cuts a timeout. */
@@ -77,11 +87,48 @@ class Call {
   #aborted = false;
   #controller: AbortController | undefined;
   #reject: (reason: unknown) => void = () => {};
+  /** When the search last let other work run, on the monotonic clock. */
+  #resumed: number;
+  #checkpoint: (() => Promise<void>) | undefined;
 
   constructor(started: number, deadline: number, outer: readonly (AbortSignal | undefined)[]) {
     this.started = started;
     this.deadline = deadline;
     this.outer = outer;
+    this.#resumed = started;
+  }
+
+  /** The call's checkpoint, made on first use (most plugins never call it), bound so that a spread context keeps it. */
+  get checkpoint(): () => Promise<void> {
+    this.#checkpoint ??= () => this.#pause();
+    return this.#checkpoint;
+  }
+
+  /**
+   * Settles at once while the search has held the thread less than a slice; past it, lets
+   * the event loop run first. Rejects with the reason once the search is stopped, and
+   * stops it itself at its deadline: the timer that would cannot fire before the loop has
+   * come round, and the loop comes round to this very callback first.
+   */
+  #pause(): Promise<void> {
+    if (this.#aborted) return Promise.reject(this.#reason);
+    if (this.done) return settled;
+    const now = performance.now();
+    if (now >= this.deadline) return this.#timeOut();
+    if (now - this.#resumed < CHECKPOINT_SLICE_MS) return settled;
+    return new Promise((resolve, reject) => {
+      setImmediate(() => {
+        this.#resumed = performance.now();
+        if (this.#aborted) reject(this.#reason);
+        else if (!this.done && this.#resumed >= this.deadline) this.#timeOut().catch(reject);
+        else resolve();
+      });
+    });
+  }
+
+  #timeOut(): Promise<void> {
+    this.abort(new PluginTimeout(`timed out after ${Math.round(this.deadline - this.started)} ms`));
+    return Promise.reject(this.#reason);
   }
 
   /** Settles with the plugin's pending output, or rejects on an abort, whatever the plugin does. */
@@ -192,10 +239,17 @@ class PluginContext implements SearchContext {
     },
     enumerable: true,
   };
+  static readonly #checkpoint: PropertyDescriptor = {
+    get(this: PluginContext) {
+      return this.#call.checkpoint;
+    },
+    enumerable: true,
+  };
   // Declared, not initialised as fields: the keys then come in the order the constructor adds them.
   declare readonly signal: AbortSignal;
   declare readonly deadline: number;
   declare readonly log: Logger;
+  declare readonly checkpoint: () => Promise<void>;
   readonly #call: Call;
 
   constructor(call: Call, deadline: number, log: Logger) {
@@ -203,6 +257,7 @@ class PluginContext implements SearchContext {
     Object.defineProperty(this, "signal", PluginContext.#signal);
     this.deadline = deadline;
     this.log = log;
+    Object.defineProperty(this, "checkpoint", PluginContext.#checkpoint);
   }
 }
 
@@ -251,6 +306,9 @@ function runPlugin(
   }
   if (!isThenable(output)) {
     finish(state, call);
+    // No timer fires while a synchronous search runs: its time limit is only seen now.
+    const held = performance.now() - started;
+    if (held > timeoutMs) return heldTooLong(plugin, held, timeoutMs, log);
     return collectSafely(plugin, output, log, options.frames);
   }
   return call.race(output).then(
@@ -277,6 +335,19 @@ function collectSafely(plugin: Plugin, output: SearchOutput, log: Logger, frames
 function finish(state: FanOutState, call: Call): void {
   call.done = true;
   state.inFlight.delete(call);
+}
+
+/**
+ * The outcome of a synchronous search that returned past its time limit: timed out like
+ * any other, and said on stderr with what it cost everyone else, since nothing could stop it.
+ */
+function heldTooLong(plugin: Plugin, held: number, timeoutMs: number, log: Logger): PluginOutcome {
+  log.error(
+    `${ERROR_CODES.PLUGIN_TIMEOUT}: search ran ${Math.round(held)} ms without letting the event loop run, past its ` +
+      `time limit of ${timeoutMs} ms, and every other request waited; its candidates are dropped ` +
+      "(bound the work of one query, or make search async and await ctx.checkpoint() in its loops)",
+  );
+  return { plugin: plugin.name, status: "timeout", candidates: [], omitted: 0 };
 }
 
 /** The outcome of a search that threw, rejected, timed out or was aborted; said on stderr. */

@@ -74,12 +74,25 @@ export interface SetupContext {
 
 /** Given to search(). */
 export interface SearchContext {
-  /** Aborted at the plugin's timeout, when the host goes away, or at shutdown. Stop work when it fires. */
+  /**
+   * Aborted at the plugin's timeout, when the host goes away, or at shutdown. Stop work
+   * when it fires. It can only fire while the event loop runs: code that never awaits
+   * never sees it (see {@link checkpoint}).
+   */
   signal: AbortSignal;
   /** Epoch milliseconds by which the plugin must answer. */
   deadline: number;
   /** stderr logger, prefixed with the provider and plugin names. */
   log: Logger;
+  /**
+   * For a search that computes for long, in its loops: `await ctx.checkpoint()`. Once the
+   * search has held the thread for about 10 ms, it lets the provider's other work run
+   * (other queries, `/healthz`, timers); it rejects once the search is stopped (its time
+   * limit passed, the host went away, the provider is closing), so the loop ends there.
+   * Otherwise it settles at once. In-process code cannot be pre-empted: without such a
+   * point, a search holds every request of the provider until it returns.
+   */
+  checkpoint(): Promise<void>;
 }
 
 /**

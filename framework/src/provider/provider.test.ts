@@ -329,9 +329,9 @@ describe("provider.query", () => {
     expect(late?.reason).toEqual(new Error("host went away"));
   });
 
-  it("gives search a plain-looking context: signal, deadline and log survive a spread", async () => {
+  it("gives search a plain-looking context: signal, deadline, log and checkpoint survive a spread", async () => {
     let keys: string[] = [];
-    let copied: { signal?: unknown; deadline?: unknown } = {};
+    let copied: { signal?: unknown; deadline?: unknown; checkpoint?: unknown } = {};
     const { provider: p } = provider([
       definePlugin({
         name: "a",
@@ -345,8 +345,9 @@ describe("provider.query", () => {
     ]);
     const before = Date.now();
     await p.query(query());
-    expect(keys).toEqual(["signal", "deadline", "log"]);
+    expect(keys).toEqual(["signal", "deadline", "log", "checkpoint"]);
     expect(copied.signal).toBeInstanceOf(AbortSignal);
+    expect(copied.checkpoint).toBeInstanceOf(Function);
     expect(copied.deadline).toBeGreaterThanOrEqual(before + 10_000);
   });
 
