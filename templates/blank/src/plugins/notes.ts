@@ -23,7 +23,7 @@ const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3
 /**
  * The most distinct words of a goal compared, the first written. A search runs on the
  * provider's one thread: its work must stay bounded however long the goal (a pasted file),
- * or every other request waits for it (docs/writing-a-provider.md, "Bounded work").
+ * or every other request waits for it (ocp-provider's guide, writing-a-provider.md: "CPU time").
  */
 const MAX_GOAL_WORDS = 32;
 
