@@ -141,6 +141,30 @@ describe("create-ocp-provider without a terminal", () => {
     expect(manifestOf(dir).name).toBe("occupied");
   });
 
+  it("names a non-empty directory's entries escaped: a checkout's file names never drive the terminal", async () => {
+    const dir = join(tmp, "hostile");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "invoice\u202etxt.exe"), "");
+    writeFileSync(join(dir, "\u001b[2Jwipe"), "");
+    const refused = await run(["hostile", "--no-install"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("invoice\\u202etxt.exe");
+    expect(refused.stderr).toContain("\\u001b[2Jwipe");
+    expect(refused.stderr).not.toContain("\u001b");
+    expect(refused.stderr).not.toContain("\u202e");
+  });
+
+  it("prints a cd a shell runs as is, whatever the directory is called", async () => {
+    const where = "it's a $(touch pwned) `id` dir";
+    const { code, stdout } = await run([where, "--no-install", "--name", "quoted-dir"]);
+    expect(code).toBe(0);
+    const cd = /^ {2}(cd .*)$/m.exec(stdout)?.[1] as string;
+    // The line as a person pastes it, in a real shell: it lands in the project and runs nothing.
+    const { stdout: landed } = await runFile("sh", ["-c", `${cd} && pwd`], { cwd: tmp });
+    expect(landed.trim()).toBe(join(tmp, where));
+    expect(existsSync(join(tmp, "pwned"))).toBe(false);
+  });
+
   it("takes every default with --yes, into ./my-ocp-provider", async () => {
     const cwd = join(tmp, "yes");
     mkdirSync(cwd);

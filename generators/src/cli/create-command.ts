@@ -30,6 +30,7 @@ import {
   type Transport,
   templateSpec,
 } from "../create/templates.js";
+import { shellWord, shownText } from "../create/terminal-text.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 
 /** Colours for stdout and stderr, by the rule every bin follows (NO_COLOR, FORCE_COLOR, a terminal). */
@@ -191,7 +192,7 @@ async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOpt
   if (!overwrite && present !== undefined && present.length > 0) {
     overwrite = answer(
       await prompts.confirm({
-        message: `${directory} is not empty (${present.length} entries). Remove them and continue?`,
+        message: `${shownText(directory)} is not empty (${present.length} entries). Remove them and continue?`,
         initialValue: false,
       }),
     );
@@ -215,7 +216,7 @@ export function nextSteps(project: CreatedProject, cwd = process.cwd()): string 
   const where = relative(cwd, project.directory) || ".";
   const steps = readmeSteps(project.template, project.index, project.transport);
   const lines = [
-    ...(where === "." ? [] : [`cd ${/\s/.test(where) ? JSON.stringify(where) : where}`]),
+    ...(where === "." ? [] : [`cd ${shellWord(where)}`]),
     ...(project.installed ? [] : [`${pm} install`]),
     ...readmeCommands(steps, pm).split("\n"),
   ];
@@ -243,12 +244,12 @@ export async function createCommand(args: string[]): Promise<number> {
   }
   const packageManager = detectPackageManager();
   process.stderr.write(
-    `Creating ${pcErr.bold(options.directory)} (template ${options.template ?? "blank"}${
+    `Creating ${pcErr.bold(shownText(options.directory))} (template ${options.template ?? "blank"}${
       (options.template ?? "blank") === "search-index" ? `/${options.index ?? "lunr"}` : ""
     }, ${options.transport ?? "stdio"})${options.install === false ? "" : `; installing with ${packageManager}`}…\n`,
   );
   const project = await createProject({ ...options, packageManager });
-  const summary = `${pc.green("✓")} Created ${pc.bold(project.name)} in ${project.directory} (${project.files.length} files).\n\nNext:\n${nextSteps(project)}\n`;
+  const summary = `${pc.green("✓")} Created ${pc.bold(project.name)} in ${shownText(project.directory)} (${project.files.length} files).\n\nNext:\n${nextSteps(project)}\n`;
   if (interactive) prompts.outro("Done.");
   process.stdout.write(summary);
   return 0;

@@ -22,6 +22,7 @@ import {
   type Transport,
   templateSpec,
 } from "./templates.js";
+import { shellWord, shownText } from "./terminal-text.js";
 
 /** Package managers a project can be installed with. */
 export type PackageManager = "npm" | "pnpm" | "yarn" | "bun";
@@ -132,7 +133,7 @@ export function detectPackageManager(userAgent = process.env.npm_config_user_age
 export async function occupants(directory: string): Promise<string[] | undefined> {
   if (!existsSync(directory)) return undefined;
   if (!(await stat(directory)).isDirectory()) {
-    throw new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, `${directory} exists and is not a directory`);
+    throw new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, `${shownText(directory)} exists and is not a directory`);
   }
   return (await readdir(directory)).filter((entry) => entry !== ".git").sort();
 }
@@ -145,14 +146,16 @@ async function prepareDirectory(directory: string, overwrite: boolean): Promise<
   }
   if (present.length === 0) return;
   if (!overwrite) {
-    const shown = present.slice(0, 5).join(", ") + (present.length > 5 ? `, … (${present.length} entries)` : "");
+    // Names another checkout chose: escaped, so that none of them drives the terminal.
+    const shown =
+      present.slice(0, 5).map(shownText).join(", ") + (present.length > 5 ? `, … (${present.length} entries)` : "");
     throw new CreateError(
       CREATE_ERROR_CODES.TARGET_NOT_EMPTY,
-      `${directory} is not empty (${shown}): choose another directory, or pass --overwrite to empty it first`,
+      `${shownText(directory)} is not empty (${shown}): choose another directory, or pass --overwrite to empty it first`,
     );
   }
   if (directory === parse(directory).root || directory === homedir()) {
-    throw new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, `refusing to empty ${directory}`);
+    throw new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, `refusing to empty ${shownText(directory)}`);
   }
   await Promise.all(present.map((entry) => rm(join(directory, entry), { recursive: true, force: true })));
 }
@@ -172,7 +175,7 @@ export function installDependencies(directory: string, packageManager: PackageMa
       fail(
         new CreateError(
           CREATE_ERROR_CODES.INSTALL_FAILED,
-          `${packageManager} install ${reason} in ${directory}. The project is written: fix the problem above, then run ${packageManager} install there${retry}`,
+          `${packageManager} install ${reason} in ${shownText(directory)}. The project is written: fix the problem above, then run ${packageManager} install there${retry}`,
         ),
       );
     child.once("error", (error) => failed(`could not start (${error.message})`));
@@ -229,7 +232,7 @@ export async function createProject(options: CreateOptions): Promise<CreatedProj
   const retry =
     local !== undefined
       ? ` (our packages install from ${LOCAL_PACKAGES_DIR}/, nothing of ours from a registry)`
-      : `. If ocp-provider is not on your registry yet (E404), create the project from a clone of ocp-provider instead: npm run create -- ${directory} --template ${template}${
+      : `. If ocp-provider is not on your registry yet (E404), create the project from a clone of ocp-provider instead: npm run create -- ${shellWord(directory)} --template ${template}${
           template === "search-index" ? ` --index ${index}` : ""
         } packs the local packages and installs them`;
   if (install) await installDependencies(directory, packageManager, retry);
