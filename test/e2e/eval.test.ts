@@ -181,6 +181,32 @@ describe("ocp eval with labelled cases", () => {
   });
 });
 
+describe("ocp eval of a provider that sends terminal escapes and bidi overrides", () => {
+  it("prints its name and version with them as �, never raw", async () => {
+    const root = join(scratch, "hostile");
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, "a.md"), "# A\n\nSome text.\n");
+    const cases = join(scratch, "hostile.jsonl");
+    writeFileSync(cases, `${JSON.stringify({ goal: "some text", gold: ["a.md"] })}\n`);
+    const { code, stdout, stderr } = await ocpEval([
+      "--cases",
+      cases,
+      "--root",
+      root,
+      "--budget",
+      "512",
+      "--",
+      "node",
+      "test/fixtures/terminal-escape-provider.mjs",
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^ocp eval: hostile\ufffd\[2J\ufffd\]0;retitled\ufffd\ufffdevil/m);
+    const unsafe = /(?![\t\n])[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/u;
+    expect(stdout).not.toMatch(unsafe);
+    expect(stderr).not.toMatch(unsafe);
+  });
+});
+
 describe("npm run bench -- relevance --help", () => {
   it("prints the usage and runs nothing", async () => {
     const { stdout } = await run(

@@ -102,6 +102,18 @@ describe("ocp-inspect, for a person", () => {
   });
 });
 
+describe("ocp-inspect on a provider that sends terminal escapes and bidi overrides", () => {
+  it("shows them as � wherever it prints what the provider sent: name, frames, messages, stderr, evidence", async () => {
+    const hostile = ["--", process.execPath, "test/fixtures/terminal-escape-provider.mjs"];
+    const { stdout } = await ocp(["stdio", "--query", "x", ...hostile]);
+    expect(stdout).toMatch(/^ {2}1\. doc .* Title \ufffd\[2J\ufffd\]0;retitled\ufffd\ufffdevil\ufffdx/m);
+    expect(stdout).toMatch(/^ {2}\| starting \ufffd\[2J/m);
+    expect(stdout).toMatch(/^ ✓ handshake +hostile\ufffd\[2J/m);
+    expect(stdout).toMatch(/^ ✗ cost-honesty +frame 1 'Title \ufffd\[2J/m);
+    expect(stdout).not.toMatch(/(?![\t\n])[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/u);
+  });
+});
+
 describe("ocp-inspect on a provider that cannot start", () => {
   const REASON = "cannot open the index: permission denied";
   it.each([

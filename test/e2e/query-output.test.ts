@@ -114,7 +114,20 @@ describe("ocp query and an untrusted frame", () => {
     expect(stdout).toContain("Clear [2Jscreen");
     expect(stdout).toContain("│ \ufffd]0;retitled\ufffd the terminal");
     expect(stdout).toContain("│ \ufffd31m C1 red\ttab");
-    for (const control of ["\u001b", "\u0007", "\u009b"]) expect(stdout).not.toContain(control);
+    // A bidi override or isolate would make the line read in another order than it runs.
+    expect(stdout).toContain("│ if (user\ufffd \ufffd// admin\ufffd only\ufffd) run();");
+    for (const control of ["\u001b", "\u0007", "\u009b", "\u202e", "\u2066", "\u2069", "\u2028"])
+      expect(stdout).not.toContain(control);
+  });
+
+  it("keeps --json exact: the content as the provider sent it, in valid JSON", async () => {
+    const { stdout } = await exec(
+      process.execPath,
+      [OCP_BIN, "query", "test/fixtures/escape-provider.ts", "x", "--json"],
+      { cwd: REPO, env: envWith({}) },
+    );
+    const [frame] = JSON.parse(stdout).frames as Frame[];
+    expect(frame?.content).toContain("if (user\u202e \u2066// admin\u2069 only\u2028) run();");
   });
 });
 

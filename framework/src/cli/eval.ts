@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { renderReport } from "../eval/report.js";
 import { EVAL_DEFAULTS, runEval } from "../eval/run.js";
 import type { CommandLine, EvalProgress, EvalSource } from "../eval/types.js";
+import { terminalText } from "../provider/display-text.js";
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { TOKENIZERS, type TokenizerName } from "../tokens/counter.js";
 import { argsErrorMessage } from "./args.js";
@@ -89,11 +90,11 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
         const width = 24;
         const filled = Math.round((progress.done / Math.max(1, progress.total)) * width);
         stream.write(
-          `\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${count} ${progress.caseId}${recall} ${seconds}s`,
+          `\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${count} ${terminalText(progress.caseId)}${recall} ${seconds}s`,
         );
         drawn = true;
       } else {
-        stream.write(`ocp eval: ${count} ${progress.caseId}${recall} (${seconds} s)\n`);
+        stream.write(`ocp eval: ${count} ${terminalText(progress.caseId)}${recall} (${seconds} s)\n`);
       }
     },
     done() {

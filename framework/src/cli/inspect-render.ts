@@ -1,29 +1,34 @@
 /**
  * What `ocp inspect` prints for a person: the sample query's frames, the
  * provider's stderr, one line per check (✓ / ✗ / – / ·) with its evidence, and a verdict.
- * Frames are read defensively: a misbehaving provider's score may be a string.
+ * Frames are read defensively: a misbehaving provider's score may be a string, and
+ * whatever it sent (titles, messages, its stderr, evidence quoting them) is shown with
+ * its control and bidi characters as � (`terminalText`), never raw to the terminal.
  */
 import pc from "picocolors";
 import type { Sample } from "../conformance/sample.js";
 import type { ConformanceReport } from "../conformance/types.js";
+import { terminalText } from "../provider/display-text.js";
 
 type Colors = ReturnType<typeof pc.createColors>;
 
 const text = (value: unknown, fallback: string) =>
-  typeof value === "string" && value.trim() !== "" ? value : fallback;
+  typeof value === "string" && value.trim() !== "" ? terminalText(value) : fallback;
 const number = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
 /** The sample query: each frame's rank, kind, score, cost, running total against the budget, title, citation; then stderr. */
 export function renderSample(sample: Sample, color: boolean): string {
   const c = pc.createColors(color);
   const { max_tokens: budget, max_frames: maxFrames } = sample.query;
-  const lines = [c.bold(`query ${JSON.stringify(sample.query.goal)} (max_tokens ${budget}, max_frames ${maxFrames})`)];
+  const lines = [
+    c.bold(`query ${terminalText(JSON.stringify(sample.query.goal))} (max_tokens ${budget}, max_frames ${maxFrames})`),
+  ];
   const { reply } = sample;
   const frames =
     reply.ok && reply.type === "frames" ? (reply.envelope.result as { frames?: unknown })?.frames : undefined;
-  if (!reply.ok) lines.push(`  ${c.red(`no frames: ${reply.reason}`)}`);
-  else if (reply.type === "error") lines.push(`  ${c.red(`error: ${String(reply.envelope.message)}`)}`);
-  else if (!Array.isArray(frames)) lines.push(`  ${c.red(`unexpected reply '${reply.type}'`)}`);
+  if (!reply.ok) lines.push(`  ${c.red(`no frames: ${terminalText(reply.reason)}`)}`);
+  else if (reply.type === "error") lines.push(`  ${c.red(`error: ${terminalText(String(reply.envelope.message))}`)}`);
+  else if (!Array.isArray(frames)) lines.push(`  ${c.red(`unexpected reply '${terminalText(String(reply.type))}'`)}`);
   else renderFrames(frames, budget, c, lines);
   lines.push(c.bold("provider stderr:"));
   const stderr = sample.stderr.trimEnd();
@@ -32,7 +37,7 @@ export function renderSample(sample: Sample, color: boolean): string {
       ? c.dim("  (nothing)")
       : stderr
           .split("\n")
-          .map((line) => c.dim(`  | ${line}`))
+          .map((line) => c.dim(`  | ${terminalText(line)}`))
           .join("\n"),
   );
   return `${lines.join("\n")}\n`;
@@ -66,12 +71,12 @@ export function renderReport(report: ConformanceReport, color: boolean): string 
   const c = pc.createColors(color);
   const paint = { pass: c.green, fail: c.red, skip: c.dim, "not-run": c.yellow } as const;
   const width = Math.max(...report.checks.map((check) => check.name.length));
-  const who = report.provider ? `${report.provider.name} ${report.provider.version}` : "the provider";
+  const who = report.provider ? terminalText(`${report.provider.name} ${report.provider.version}`) : "the provider";
   const lines = [c.bold(`ocp inspect · ${report.transport} · ${report.target}`)];
   for (const check of report.checks) {
     const mark = paint[check.status](MARKS[check.status]);
     lines.push(
-      ` ${mark} ${check.name.padEnd(width)}  ${check.status === "fail" ? check.evidence : c.dim(check.evidence)}`,
+      ` ${mark} ${check.name.padEnd(width)}  ${check.status === "fail" ? terminalText(check.evidence) : c.dim(terminalText(check.evidence))}`,
     );
   }
   const count = (status: keyof typeof MARKS) => report.checks.filter((check) => check.status === status).length;

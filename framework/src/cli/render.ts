@@ -1,8 +1,11 @@
 /**
  * Human-readable rendering of query results for the terminal: what `ocp query`
  * found, where (as `path:line`, which terminals and editors open), and what it says.
+ * A frame is untrusted: its control and bidi characters are shown as � (see
+ * `terminalText`), so its text can neither drive the terminal nor read reordered.
  */
 import pc from "picocolors";
+import { terminalText } from "../provider/display-text.js";
 import { uriToDisplayPath } from "../provider/frames.js";
 import type { ContextFrame, ContextQueryResult } from "../wire/schemas.js";
 
@@ -82,12 +85,12 @@ export function renderFrames(result: ContextQueryResult, options: RenderOptions)
     const budget = `${String(total).padStart(width)}/${options.maxTokens}`;
     lines.push(
       `${c.bold(rank)} ${c.cyan(frame.kind.padEnd(7))} score ${frame.score.toFixed(2)}  ` +
-        `${String(frame.token_cost).padStart(5)} tok  ${c.dim(`[${budget}]`)}  ${c.bold(printable(frame.title))}`,
+        `${String(frame.token_cost).padStart(5)} tok  ${c.dim(`[${budget}]`)}  ${c.bold(terminalText(frame.title))}`,
     );
     const location = frameLocation(frame, cwd);
-    const label = frame.citation_label === undefined ? c.red("(none)") : printable(frame.citation_label);
+    const label = frame.citation_label === undefined ? c.red("(none)") : terminalText(frame.citation_label);
     const cite = `${c.dim("cite:")} ${label}`;
-    lines.push(`    ${location === undefined ? cite : `${c.underline(printable(location))}  ${cite}`}`);
+    lines.push(`    ${location === undefined ? cite : `${c.underline(terminalText(location))}  ${cite}`}`);
     lines.push(...contentLines(frame.content, options.full === true, c, mark));
     if (index < result.frames.length - 1) lines.push("");
   });
@@ -103,15 +106,6 @@ export function renderFrames(result: ContextQueryResult, options: RenderOptions)
   return `${lines.join("\n")}\n`;
 }
 
-/**
- * Text fit for a terminal: a frame is untrusted, and an escape sequence in its content
- * or title must not reach the terminal as one. Tabs stay.
- */
-function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, "\ufffd");
-}
-
 /** The content under a gutter, its first lines unless `full`, with the goal's terms marked. */
 function contentLines(
   content: string,
@@ -123,7 +117,7 @@ function contentLines(
   const shown = full ? all : all.slice(0, PREVIEW_LINES);
   const gutter = c.dim("    │ ");
   const out = shown.map((raw) => {
-    let line = printable(raw.replace(/\r$/, ""));
+    let line = terminalText(raw.replace(/\r$/, ""));
     if (!full && [...line].length > PREVIEW_WIDTH) line = `${[...line].slice(0, PREVIEW_WIDTH - 1).join("")}…`;
     return `${gutter}${mark === undefined ? line : line.replace(mark, (term) => c.bold(c.yellow(term)))}`;
   });

@@ -3,6 +3,7 @@
  * ours beside BM25 with their ratio, the spread over repeated runs, and the tables
  * `ocp eval` prints.
  */
+import { terminalText } from "../provider/display-text.js";
 import type { Answer, CaseResult, EvalReport, MeanMetrics, SideSummary, SpreadRow, SummaryRow } from "./types.js";
 
 /** The held-out rule in words, as the report states it. */
@@ -189,7 +190,9 @@ export function renderReport(report: EvalReport): string {
       : `${report.source.root}${report.source.file === undefined ? "" : ` with ${report.source.file}`}`;
   const heldOut = report.cases.filter((c) => c.heldOut).length;
   const lines = [
-    `ocp eval: ${report.provider.name ?? report.provider.command} ${report.provider.version ?? ""} over ${source}`.trimEnd(),
+    terminalText(
+      `ocp eval: ${report.provider.name ?? report.provider.command} ${report.provider.version ?? ""} over ${source}`.trimEnd(),
+    ),
     `${report.cases.length} cases (${report.cases.length - heldOut} tuned, ${heldOut} held out), max_frames ${report.maxFrames}, ${report.tokenizer}, ${report.runs} run(s), ${(report.elapsedMs / 1000).toFixed(1)} s`,
     ...(bm25 ? ["Each cell is ours / BM25; × is ours ÷ BM25."] : []),
     "",

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { ProviderConnection } from "../host/connection.js";
 import { stderrGist } from "../host/process.js";
+import { terminalLines } from "../provider/display-text.js";
 import { describeError, ERROR_CODES, OcpError } from "../provider/errors.js";
 import { createTokenCounter, type TokenCounter } from "../tokens/counter.js";
 import { connectStdio } from "../transports/stdio/client.js";
@@ -252,7 +253,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     runs,
     counter: createTokenCounter({ tokenizer }),
     timeoutMs: options.queryTimeoutMs ?? EVAL_DEFAULTS.queryTimeoutMs,
-    warn: options.warn ?? ((message) => process.stderr.write(`ocp eval: ${message}\n`)),
+    // A warning may quote the provider's stderr or a commit: shown, never able to drive the terminal.
+    warn: options.warn ?? ((message) => process.stderr.write(`ocp eval: ${terminalLines(message)}\n`)),
     started: false,
   };
   const { source } = options;

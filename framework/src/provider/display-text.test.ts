@@ -2,7 +2,7 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assertReferenceValid } from "../../../test/test-support/reference-schema.js";
-import { displayLine } from "./display-text.js";
+import { displayLine, terminalLines, terminalText } from "./display-text.js";
 import { silentLogger } from "./logger.js";
 import { type Candidate, definePlugin } from "./plugin.js";
 import { defineProvider } from "./provider.js";
@@ -57,6 +57,25 @@ const anyText = fc
     maxLength: 12,
   })
   .map((parts) => parts.join(""));
+
+describe("terminalText and terminalLines", () => {
+  it("put U+FFFD in place of each unsafe character but tab (and, for lines, the line break), all else kept", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const shown = terminalText(text);
+        expect(
+          [...shown].some((char) => char !== "\t" && isUnsafe(char)),
+          JSON.stringify(shown),
+        ).toBe(false);
+        // Character for character: a reader sees where something was, and everything else as it was.
+        const expected = [...text].map((char) => (char !== "\t" && isUnsafe(char) ? "\ufffd" : char)).join("");
+        expect(shown).toBe(expected);
+        expect(terminalLines(text)).toBe(text.split("\n").map(terminalText).join("\n"));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
 
 describe("displayLine", () => {
   it("leaves no control, separator or bidi-control character in whatever it is given", () => {

@@ -55,3 +55,20 @@ export function escapeLine(text: string): string {
 export function hasUnsafeDisplayText(text: string): boolean {
   return UNSAFE.test(text);
 }
+
+const UNSAFE_EACH_BUT_TAB = /(?!\t)[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/gu;
+
+/**
+ * Untrusted text fit to print in a terminal (a frame's content line, a title a provider
+ * sent): each character {@link displayLine} would remove, tabs aside, becomes U+FFFD (�).
+ * An escape sequence then drives nothing and a bidi override reorders nothing, and the
+ * reader still sees that something was there. Split multi-line text into lines first.
+ */
+export function terminalText(text: string): string {
+  return UNSAFE.test(text) ? text.replace(UNSAFE_EACH_BUT_TAB, "\ufffd") : text;
+}
+
+/** Multi-line untrusted text fit for a terminal: its line breaks kept, each line through {@link terminalText}. */
+export function terminalLines(text: string): string {
+  return UNSAFE.test(text) ? text.split("\n").map(terminalText).join("\n") : text;
+}
