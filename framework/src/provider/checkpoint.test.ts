@@ -105,6 +105,34 @@ describe("a search that holds the thread", () => {
     expect(iterations).toBeGreaterThan(1);
   });
 
+  it("never rejects unhandled: a checkpoint left unawaited after the search stopped does not crash the process", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      let later: (() => Promise<void>) | undefined;
+      const sloppy = definePlugin({
+        name: "sloppy",
+        kinds: ["snippet"],
+        timeoutMs: 20,
+        search: (_, ctx) => {
+          later = ctx.checkpoint;
+          return new Promise(() => {}); // never answers: times out
+        },
+      });
+      const { provider: p } = provider([sloppy, good]);
+      await p.query(query);
+      later?.(); // not awaited, after the search was stopped
+      spin(15);
+      later?.();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+      await expect(later?.()).rejects.toThrow(/timed out after 20 ms/);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   it("stops a checkpointed search when the host goes away, and keeps checkpoint through a spread context", async () => {
     let ended: unknown;
     const crunch = definePlugin({
