@@ -65,7 +65,7 @@ export function answer(
     counter: counting.counter,
     cuts: counting.cuts,
   };
-  const { trace } = options;
+  const { trace, incomplete } = options;
   const began = trace === undefined ? 0 : performance.now();
   // Plugins see the fields the host sent beyond the protocol's (an extension such as
   // as_known_at) under the checked ones: the framework itself ignores them.
@@ -79,12 +79,12 @@ export function answer(
   });
   if (trace === undefined) {
     return Array.isArray(fanned)
-      ? finish(runtime, fanned, limits)
-      : fanned.then((outcomes) => finish(runtime, outcomes, limits));
+      ? finish(runtime, fanned, limits, undefined, incomplete)
+      : fanned.then((outcomes) => finish(runtime, outcomes, limits, undefined, incomplete));
   }
   const traced = (outcomes: readonly PluginOutcome[]) => {
     trace.searchMs = performance.now() - began;
-    return finish(runtime, outcomes, limits, trace);
+    return finish(runtime, outcomes, limits, trace, incomplete);
   };
   return Array.isArray(fanned) ? traced(fanned) : fanned.then(traced);
 }
@@ -115,13 +115,14 @@ function finish(
   outcomes: readonly PluginOutcome[],
   limits: PackOptions,
   trace?: QueryTrace,
+  incomplete?: string[],
 ): ContextQueryResult {
   settle(runtime, outcomes);
   const packing = trace === undefined ? 0 : performance.now();
   const packed = pack(outcomes, limits);
   const framing = trace === undefined ? 0 : performance.now();
   if (trace !== undefined) trace.packMs = framing - packing;
-  const result = build(runtime, outcomes, packed);
+  const result = build(runtime, outcomes, packed, incomplete);
   if (trace !== undefined) trace.framesMs = performance.now() - framing;
   return result;
 }
@@ -163,19 +164,32 @@ export function pack(outcomes: readonly PluginOutcome[], limits: PackOptions): P
   );
 }
 
-/** Build: the wire frames of what ships, and how much was left out. */
+/**
+ * Build: the wire frames of what ships, and how much was left out. A plugin that could
+ * not search all it serves makes the result truncated; when nothing else was left out,
+ * how much is missing is unknown, so `dropped_estimate` is absent rather than 0. Its
+ * sentence goes to `incomplete`, when the caller asked for it.
+ */
 export function build(
   runtime: ProviderRuntime,
   outcomes: readonly PluginOutcome[],
   packed: PackResult<PreparedCandidate>,
+  incomplete?: string[],
 ): ContextQueryResult {
   let omitted = 0;
-  for (const outcome of outcomes) omitted += outcome.omitted;
-  const truncated = packed.truncated || omitted > 0;
+  let partial = false;
+  for (const outcome of outcomes) {
+    omitted += outcome.omitted;
+    if (outcome.incomplete === undefined) continue;
+    partial = true;
+    incomplete?.push(`${outcome.plugin}: ${outcome.incomplete}`);
+  }
+  const dropped = packed.dropped + omitted;
+  const truncated = packed.truncated || omitted > 0 || partial;
   return {
     frames: packed.frames.map((frame) => buildFrame(frame, runtime.frames)),
     truncated,
-    dropped_estimate: truncated ? Math.min(packed.dropped + omitted, 4_294_967_295) : undefined,
+    dropped_estimate: truncated && (dropped > 0 || !partial) ? Math.min(dropped, 4_294_967_295) : undefined,
   };
 }
 

@@ -27,7 +27,12 @@ export interface PluginOutcome {
   readonly userMessage?: string;
   /** For `failed`: the plugin threw an `InvalidQueryError` — the query, not the plugin, is at fault. */
   readonly invalidQuery?: boolean;
+  /** Why the plugin could not search all it serves (its index still being built): its answer is partial. */
+  readonly incomplete?: string;
 }
+
+/** The longest `incomplete` sentence passed on: it is a note, not a channel for content. */
+const MAX_INCOMPLETE_CHARS = 300;
 
 /** Options of {@link fanOut}. */
 export interface FanOutOptions {
@@ -396,5 +401,20 @@ function collect(plugin: Plugin, output: SearchOutput, log: Logger, frames: Fram
   if (clamped > 0)
     log.warn(`${clamped} candidate(s) had relevance above 1 and were clamped to 1 (declare scores: "unbounded"?)`);
   const omitted = Number.isInteger(reported) && reported > 0 ? reported : 0;
-  return { plugin: plugin.name, status: "ok", candidates, omitted };
+  const incomplete = Array.isArray(output) ? undefined : incompleteOf(output.incomplete, log);
+  return incomplete === undefined
+    ? { plugin: plugin.name, status: "ok", candidates, omitted }
+    : { plugin: plugin.name, status: "ok", candidates, omitted, incomplete };
+}
+
+/** A plugin's `incomplete` sentence on one line and bounded; anything but a non-empty string is none. */
+function incompleteOf(value: unknown, log: Logger): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") {
+    log.warn("search returned an `incomplete` that is not a string: ignored");
+    return undefined;
+  }
+  const line = value.replace(/\s+/g, " ").trim();
+  if (line === "") return undefined;
+  return line.length <= MAX_INCOMPLETE_CHARS ? line : `${line.slice(0, MAX_INCOMPLETE_CHARS - 1)}…`;
 }

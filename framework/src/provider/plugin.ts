@@ -61,8 +61,24 @@ export interface Candidate {
   embedding?: { fingerprint: string; vector?: number[] };
 }
 
-/** What search() may return: candidates, optionally with how many more matches it left out. */
-export type SearchOutput = Candidate[] | { candidates: Candidate[]; omitted?: number };
+/**
+ * What search() may return: candidates, optionally with how many more matches it left
+ * out, or why it could not search everything it serves.
+ */
+export type SearchOutput =
+  | Candidate[]
+  | {
+      candidates: Candidate[];
+      /** How many further matches the plugin knows of but did not return (a match cap). */
+      omitted?: number;
+      /**
+       * Set when the plugin could not search all it serves (an index still being built):
+       * one sentence saying so, for the people and agents reading the answer. The result
+       * is then `truncated` however little it ships, and in-process callers get the
+       * sentence (`QueryOptions.incomplete`): the wire has no field for it.
+       */
+      incomplete?: string;
+    };
 
 /** Given to setup(). */
 export interface SetupContext {

@@ -452,6 +452,37 @@ describe("provider.query", () => {
     expect(result).toMatchObject({ truncated: true, dropped_estimate: 41 });
   });
 
+  it("reports a plugin that could not search all it serves as truncated, without a made-up estimate, and says why", async () => {
+    const partial = (omitted: number, incomplete: unknown) =>
+      definePlugin({
+        name: "building",
+        kinds: ["snippet"],
+        search: () => ({ candidates: [{ content: "a", relevance: 1 }], omitted, incomplete: incomplete as string }),
+      });
+    const { provider: p } = provider([partial(0, "the index is still\nbeing built (3 of 9 files)  ")]);
+    const notes: string[] = [];
+    const result = await p.query(query(), { incomplete: notes });
+    // Nothing was left out for the budget: how much the unsearched part holds is unknown, so no estimate.
+    expect(result.truncated).toBe(true);
+    expect(result.dropped_estimate).toBeUndefined();
+    expect(notes).toEqual(["building: the index is still being built (3 of 9 files)"]);
+    // On the wire it is an ordinary truncated result, valid without the estimate.
+    await p.handle({ type: "handshake", protocol_version: "ocp/1.0-draft" });
+    const wire = await p.handle({ type: "query", query: query() });
+    expect(wire).toEqual({ type: "frames", result: { frames: [expect.any(Object)], truncated: true } });
+
+    // Known omissions still count; a note that is not a non-empty string is no note.
+    const { provider: q } = provider([partial(4, "the index is still being built")]);
+    expect(await q.query(query())).toMatchObject({ truncated: true, dropped_estimate: 4 });
+    for (const junk of [42, "   "]) {
+      const { provider: r, logger } = provider([partial(0, junk)]);
+      const ignored: string[] = [];
+      expect(await r.query(query(), { incomplete: ignored })).toMatchObject({ truncated: false });
+      expect(ignored).toEqual([]);
+      expect(logger.lines.some((line) => line.includes("`incomplete` that is not a string"))).toBe(junk === 42);
+    }
+  });
+
   it("disables a plugin whose setup fails, and serves the others", async () => {
     const { provider: p, logger } = provider(
       [

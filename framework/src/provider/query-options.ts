@@ -17,6 +17,12 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** Filled with where the query's time went (`ocp bench` reads it). */
   trace?: QueryTrace;
+  /**
+   * Filled with why the answer may be missing matches: the sentence of each plugin that
+   * could not search all it serves (its index still being built), as `plugin: sentence`.
+   * The wire says only `truncated`; the MCP bridge shows these to the agent.
+   */
+  incomplete?: string[];
 }
 
 /** Where one query's time went, in milliseconds (`performance.now()` differences). */
