@@ -130,6 +130,46 @@ describe("an answer", () => {
     }
   });
 
+  it("says an answer a plugin could not complete is partial, within budget, without asking again for room", async () => {
+    let searches = 0;
+    const provider = defineProvider({
+      name: "building",
+      version: "1.0.0",
+      dataFlow: { reads: true, writes: false, egress: false },
+      logger: silentLogger,
+      plugins: [
+        definePlugin({
+          name: "symbols",
+          kinds: ["symbol"],
+          search: () => {
+            searches++;
+            const candidates = [
+              { content: "export function a(): void {}\n", relevance: 0.9, uri: "file:///repo/a.ts" },
+            ];
+            return { candidates, incomplete: "the symbol index is still being built (3 of 900 files indexed)" };
+          },
+        }),
+      ],
+    });
+    const connected = await connectClient(provider);
+    try {
+      const result = (await connected.client.callTool({
+        name: "get_context",
+        arguments: { goal: "where is a", max_tokens: 400 },
+      })) as CallToolResult;
+      const text = textOf(result);
+      expect(referenceCount(text)).toBeLessThanOrEqual(400);
+      expect(text.trimEnd().split("\n").at(-1)).toBe(
+        "Truncated: yes. Partial answer, more may match: symbols: the symbol index is still being built (3 of 900 files indexed).",
+      );
+      expect(ContextQueryResultSchema.parse(result.structuredContent)).toMatchObject({ truncated: true });
+      // Most of the budget is unused, but a bigger one would not bring what the index has not read yet.
+      expect(searches).toBe(1);
+    } finally {
+      await connected.close();
+    }
+  });
+
   it("never exceeds any budget with any frame limit (property)", async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -11,7 +11,9 @@
  *   leaves could hold a cut of the next frame, the provider packs again under exactly
  *   that budget: its packer, not the bridge, chooses and cuts frames, so costs, ranges
  *   and digests stay the provider's own.
- * At most three queries; the answer holding the most content wins.
+ * At most three queries; the answer holding the most content wins. An answer a plugin
+ * could not complete (its index still being built) says so in its closing line, and is
+ * not asked again for more room: what it misses is not what a bigger budget would add.
  */
 import type { Provider, TokenizerName } from "ocp-provider";
 import type { ContextFrame, ContextQueryResult } from "ocp-provider/wire";
@@ -53,16 +55,22 @@ const contentTokens = (frames: readonly ContextFrame[], count = frames.length) =
   return sum;
 };
 
-const closingOf = (result: ContextQueryResult, maxTokens: number): Closing => ({
+const closingOf = (result: ContextQueryResult, maxTokens: number, incomplete: readonly string[]): Closing => ({
   truncated: result.truncated,
   dropped: result.dropped_estimate,
   maxTokens,
+  incomplete,
 });
 
 /** The first `kept` frames of an answer, the rest counted as dropped. */
-function prefixClosing(result: ContextQueryResult, kept: number, maxTokens: number): Closing {
+function prefixClosing(
+  result: ContextQueryResult,
+  kept: number,
+  maxTokens: number,
+  incomplete: readonly string[],
+): Closing {
   const dropped = Math.min((result.dropped_estimate ?? 0) + (result.frames.length - kept), 4_294_967_295);
-  return { truncated: true, dropped, maxTokens };
+  return { truncated: true, dropped, maxTokens, incomplete };
 }
 
 interface Candidate {
@@ -97,26 +105,33 @@ export function createBudgetedAnswerer(
     let queries = 0;
     while (queries < MAX_QUERIES) {
       queries++;
-      const result = await provider.query({ ...query, max_tokens: queryBudget }, queryOptions(signal));
+      const incomplete: string[] = [];
+      const result = await provider.query(
+        { ...query, max_tokens: queryBudget },
+        { ...queryOptions(signal), incomplete },
+      );
       const layout = renderer.layout(result.frames);
       const all = result.frames.length;
-      const closing = closingOf(result, budget);
+      const closing = closingOf(result, budget, incomplete);
       const tokens = layout.count(all, closing);
       if (tokens <= budget) {
         consider({ result, layout, shown: all, closing, content: contentTokens(result.frames) });
         const room = budget - tokens;
-        if (!result.truncated || room < worthRequery(budget)) break;
+        // Only partial (nothing left out for the budget): more room would not bring what is missing.
+        const onlyPartial = incomplete.length > 0 && (result.dropped_estimate ?? 0) === 0;
+        if (!result.truncated || onlyPartial || room < worthRequery(budget)) break;
         queryBudget += room;
         continue;
       }
       // Too long: the longest prefix that fits is an answer; the room it leaves may hold a cut of the next frame.
+      const prefix = (kept: number) => prefixClosing(result, kept, budget, incomplete);
       let kept = all - 1;
-      while (kept > 0 && layout.count(kept, prefixClosing(result, kept, budget)) > budget) kept--;
-      const keptTokens = layout.count(kept, prefixClosing(result, kept, budget));
+      while (kept > 0 && layout.count(kept, prefix(kept)) > budget) kept--;
+      const keptTokens = layout.count(kept, prefix(kept));
       if (keptTokens > budget)
         throw new Error(`the empty rendering costs ${keptTokens} tokens, over max_tokens ${budget}`);
       const content = contentTokens(result.frames, kept);
-      consider({ result, layout, shown: kept, closing: prefixClosing(result, kept, budget), content });
+      consider({ result, layout, shown: kept, closing: prefix(kept), content });
       const next = result.frames[kept] as ContextFrame;
       const nextWrapper = layout.count(kept + 1, closing) - layout.count(kept, closing) - next.token_cost;
       const spare = budget - keptTokens - Math.max(0, nextWrapper);

@@ -91,12 +91,14 @@ describe("the rendered text", () => {
           fc.nat(),
           fc.boolean(),
           fc.option(fc.nat(), { nil: undefined }),
-          (arbitrary, cut, truncated, dropped) => {
+          // A partial answer's notes (a plugin's sentence, any text) go into the closing line.
+          fc.array(text, { maxLength: 2 }),
+          (arbitrary, cut, truncated, dropped, incomplete) => {
             // As a provider sends them: token_cost is the content's exact count (B1).
             const frames = arbitrary.map((f) => ({ ...f, token_cost: counter.count(f.content) }));
             const layout = renderer.layout(frames);
             const shown = frames.length === 0 ? 0 : cut % (frames.length + 1);
-            const rendering = layout.finish(shown, { truncated, dropped, maxTokens: 4000 });
+            const rendering = layout.finish(shown, { truncated, dropped, maxTokens: 4000, incomplete });
             expect(rendering.tokens).toBe(recount(tokenizer, rendering.text));
           },
         ),
@@ -164,6 +166,21 @@ describe("the rendered text", () => {
     expect(closingLine({ truncated: true, dropped: 1, maxTokens: 300 })).toMatch(/About 1 more match did/);
     expect(closingLine({ truncated: true, maxTokens: 300 })).toBe(
       "Truncated: yes. More matches did not fit max_tokens 300.",
+    );
+  });
+
+  it("says an answer is partial when a plugin could not search all it serves, whatever else it says", () => {
+    const incomplete = ["symbols: the symbol index is still being built (10 of 300 files indexed)."];
+    // Never "nothing was left out": an agent reading that concludes that nothing exists.
+    expect(closingLine({ truncated: true, maxTokens: 500, incomplete })).toBe(
+      "Truncated: yes. Partial answer, more may match: symbols: the symbol index is still being built (10 of 300 files indexed).",
+    );
+    expect(closingLine({ truncated: true, dropped: 2, maxTokens: 500, incomplete: [...incomplete, "b: x\ny"] })).toBe(
+      "Truncated: yes. Partial answer, more may match: symbols: the symbol index is still being built " +
+        "(10 of 300 files indexed); b: x y. About 2 more matches did not fit max_tokens 500.",
+    );
+    expect(closingLine({ truncated: false, maxTokens: 100, incomplete: [] })).toBe(
+      "Truncated: no. Nothing that matched was left out.",
     );
   });
 });

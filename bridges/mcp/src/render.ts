@@ -58,6 +58,11 @@ export interface Closing {
   dropped?: number;
   /** The budget the text fits. */
   maxTokens: number;
+  /**
+   * Why the answer may be missing matches beyond those (`plugin: sentence`, from
+   * `QueryOptions.incomplete`): a plugin that could not search all it serves.
+   */
+  incomplete?: readonly string[];
 }
 
 /** One layout of some frames under one boundary; {@link Layout.finish} makes texts of its first frames. */
@@ -76,8 +81,18 @@ export interface ContextRenderer {
   layout(frames: readonly ContextFrame[]): Layout;
 }
 
-/** The closing line: truncated or not, and about how many frames were left out. */
-export function closingLine({ truncated, dropped, maxTokens }: Closing): string {
+/**
+ * The closing line: truncated or not, and about how many frames were left out. An answer
+ * a plugin could not complete (its index still being built) says so first: "nothing was
+ * left out" would have an agent conclude that nothing exists.
+ */
+export function closingLine({ truncated, dropped, maxTokens, incomplete = [] }: Closing): string {
+  const partial = incomplete.map((note) => oneLine(note).replace(/[.\s]+$/, "")).filter((note) => note !== "");
+  if (partial.length > 0) {
+    const notes = `Truncated: yes. Partial answer, more may match: ${partial.join("; ")}.`;
+    if (dropped === undefined || dropped === 0) return notes;
+    return `${notes} About ${dropped} more ${dropped === 1 ? "match" : "matches"} did not fit max_tokens ${maxTokens}.`;
+  }
   if (!truncated) return "Truncated: no. Nothing that matched was left out.";
   if (dropped === undefined || dropped === 0)
     return `Truncated: yes. More matches did not fit max_tokens ${maxTokens}.`;
