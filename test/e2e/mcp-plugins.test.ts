@@ -72,6 +72,32 @@ describe("--mcp on the plugins' commands", () => {
     );
   });
 
+  it("ocp-symbols --mcp during a first build: the answer says it is partial, never that nothing was left out", {
+    timeout: 120_000,
+  }, async () => {
+    const tree = fixtureTree();
+    cleanups.push(() => tree.remove());
+    for (let i = 0; i < 300; i++)
+      tree.write(`gen/module${i}.ts`, `export function part${i}(): number {\n  return ${i};\n}\n`);
+    // A test hook: every file of the build takes at least 25 ms, so the build outlasts the query's wait (4 s).
+    const session = await connectStdio([bin("symbols", "ocp-symbols"), "--root", tree.root, "--no-progress", "--mcp"], {
+      OCP_SYMBOLS_TEST_BUILD_DELAY_MS: "25",
+    });
+    try {
+      const result = await callTool(session.client, { goal: "Where is Config.retry defined?", max_tokens: 1200 });
+      expect(result.isError, textOf(result)).toBeUndefined();
+      const text = textOf(result);
+      expect(referenceCount(text)).toBeLessThanOrEqual(1200);
+      expect(text.trimEnd().split("\n").at(-1)).toMatch(
+        /^Truncated: yes\. Partial answer, more may match: symbols: the symbol index is still being built \(\d+ (of \d+ files indexed|files indexed, the tree still being listed)\), so matches in the other files are missing; ask again shortly\./,
+      );
+      expect(text).not.toContain("Nothing that matched was left out");
+      expect(ContextQueryResultSchema.parse(result.structuredContent).truncated).toBe(true);
+    } finally {
+      await session.close();
+    }
+  });
+
   it("ocp-facts serve --mcp serves facts and offers as_known_at", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ocp-mcp-facts-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

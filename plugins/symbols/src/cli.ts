@@ -22,7 +22,10 @@ Usage:
   ocp-symbols --index [--root DIR] [options]
 
   Serves over stdio (NDJSON) by default: this is what a host spawns. The handshake is
-  answered at once; the index is built (or brought up to date) in the background.
+  answered at once; the index is built (or brought up to date) in the background, and a
+  query during the first build waits for it within its time limit, then answers from what
+  is indexed, marked truncated. Run --index first on a large tree. A build stopped early
+  keeps what it parsed: the next run goes on from there.
   --mcp serves MCP clients instead (one get_context tool; needs ocp-provider-mcp).
 
 Options:
@@ -71,15 +74,31 @@ function checkIndexMode(args: CommandArgs): void {
   if (args.flag("mcp")) throw new UsageError("--index builds and exits: no --mcp");
 }
 
-/** `--index`: one pass over the tree, then exit. */
+/** Exit codes of a build stopped by a signal: 128 + its number, as a shell reports it. */
+const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `--index`: one pass over the tree, then exit. Interrupted (Ctrl-C, SIGTERM), it stops
+ * parsing, commits what it parsed and says so: the next run goes on from there.
+ */
 async function indexOnce(options: SymbolsOptions): Promise<number> {
   const { describePass, openIndex } = await import("./plugin.js");
   const log = createLogger({ name: "ocp-symbols" });
   const index = openIndex(resolveOptions({ ...options, watch: false }), log);
+  let stoppedBy: string | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    stoppedBy ??= signal;
+    void index.close();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
   try {
-    log.info(describePass(await index.build()));
-    return 0;
+    const stats = await index.build();
+    log.info(describePass(stats));
+    return stats.complete ? 0 : (SIGNAL_EXIT[stoppedBy ?? ""] ?? 1);
   } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
     await index.close();
   }
 }

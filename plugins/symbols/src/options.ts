@@ -35,7 +35,11 @@ export interface SymbolsOptions {
   maxReferences?: number;
   /** Bound on one search, including re-indexing what changed. Default 5000 ms. */
   timeoutMs?: number;
-  /** How long a query during the first build of an empty cache waits for it before answering from what is indexed. Default 1000 ms. */
+  /**
+   * How long a query during the first build (an empty cache, or one whose first build was
+   * cut short) waits for it before answering from what is indexed, marked truncated.
+   * Default: as long as `timeoutMs` allows, less a fifth of it kept for answering (4 s of 5).
+   */
   firstBuildWaitMs?: number;
 }
 
@@ -59,7 +63,6 @@ export const DEFAULTS = {
   maxLineBytes: 1000,
   maxReferences: 8,
   timeoutMs: 5000,
-  firstBuildWaitMs: 1000,
 } as const;
 
 /**
@@ -108,6 +111,7 @@ export function resolveOptions(options: SymbolsOptions): ResolvedOptions {
     throw fail(`root '${configuredRoot}' does not exist`);
   }
   if (!statSync(root).isDirectory()) throw fail(`root '${configuredRoot}' is not a directory`);
+  const timeoutMs = count("timeoutMs", DEFAULTS.timeoutMs, 1);
   return {
     name,
     hidden: flag("hidden", DEFAULTS.hidden),
@@ -119,8 +123,9 @@ export function resolveOptions(options: SymbolsOptions): ResolvedOptions {
     maxContentBytes: count("maxContentBytes", DEFAULTS.maxContentBytes, 1),
     maxLineBytes: count("maxLineBytes", DEFAULTS.maxLineBytes, 1),
     maxReferences: count("maxReferences", DEFAULTS.maxReferences, 0),
-    timeoutMs: count("timeoutMs", DEFAULTS.timeoutMs, 1),
-    firstBuildWaitMs: count("firstBuildWaitMs", DEFAULTS.firstBuildWaitMs, 0),
+    timeoutMs,
+    // By default as long as the time limit allows: search() caps every wait at its deadline, less a reserve.
+    firstBuildWaitMs: count("firstBuildWaitMs", timeoutMs, 0),
     cacheDir: options.cacheDir !== undefined ? resolve(options.cacheDir) : undefined,
     root,
     configuredRoot,

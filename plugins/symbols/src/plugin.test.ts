@@ -2,9 +2,10 @@
  * The plugin inside a real provider, in-process: frames, citations, digests,
  * relations, anchors, freshness, and answers while the first build is running.
  */
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { type ContextFrame, contentDigest, createTokenCounter, type Provider, sliceLines } from "ocp-provider";
 import { connectInMemory } from "ocp-provider/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -18,20 +19,59 @@ afterEach(async () => {
   for (const tree of trees.splice(0)) tree.remove();
 });
 
-function setup(options: { watch?: boolean; firstBuildWaitMs?: number } = {}) {
-  const tree = fixtureTree();
-  trees.push(tree);
+function setup(options: { watch?: boolean; firstBuildWaitMs?: number; timeoutMs?: number; tree?: FixtureTree } = {}) {
+  const tree = options.tree ?? fixtureTree();
+  if (options.tree === undefined) trees.push(tree);
   const log = recordingLog();
   const provider = symbolsProvider({
     root: tree.root,
     workers: 0,
     progress: false,
     watch: options.watch ?? false,
-    firstBuildWaitMs: options.firstBuildWaitMs ?? 1000,
+    firstBuildWaitMs: options.firstBuildWaitMs,
+    timeoutMs: options.timeoutMs,
     logger: log,
   });
   providers.push(provider);
   return { tree, log, provider };
+}
+
+/** The test hook that makes every file of a build take at least this long (ms), for the tests that set it. */
+const BUILD_DELAY_ENV = "OCP_SYMBOLS_TEST_BUILD_DELAY_MS";
+afterEach(() => {
+  delete process.env[BUILD_DELAY_ENV];
+});
+
+/** The fixtures plus `count` generated modules and one distinctive function, `computeChecksumDigest`. */
+function bigTree(count: number): FixtureTree {
+  const tree = fixtureTree();
+  trees.push(tree);
+  for (let i = 0; i < count; i++)
+    tree.write(`gen/part${i}.ts`, `export function part${i}(): number {\n  return ${i};\n}\n`);
+  tree.write(
+    "gen/zz/checksum.ts",
+    "/** Digests a buffer. */\nexport function computeChecksumDigest(): string {\n  return '';\n}\n",
+  );
+  return tree;
+}
+
+/** Rows in the cache file, read by a connection of its own (what another process would see). */
+function savedFiles(root: string): { files: number; complete: boolean } {
+  const db = new Database(join(root, ".ocp-cache", "symbols.db"), { readonly: true, fileMustExist: true });
+  try {
+    const { files } = db.prepare("SELECT count(*) AS files FROM files").get() as { files: number };
+    return { files, complete: db.prepare("SELECT 1 FROM meta WHERE key = 'complete'").get() !== undefined };
+  } finally {
+    db.close();
+  }
+}
+
+async function until(predicate: () => boolean, what: string, log: { lines: string[] }): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen:\n${log.lines.join("\n")}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 const query = (goal: string, extra: Record<string, unknown> = {}) => ({
@@ -45,7 +85,7 @@ const query = (goal: string, extra: Record<string, unknown> = {}) => ({
 
 /** Waits for the first build to finish (its "index ready" line). */
 async function built(log: { lines: string[] }): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 120_000;
   while (!log.lines.some((line) => line.includes("index ready"))) {
     if (Date.now() > deadline) throw new Error(`no 'index ready' line:\n${log.lines.join("\n")}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -146,24 +186,84 @@ describe("symbols plugin", () => {
     }
   });
 
-  it("waits briefly for a small first build, so the first answer is complete", async () => {
-    const { provider } = setup({ firstBuildWaitMs: 20_000 });
-    const result = await provider.query(query("Config.retry"));
+  it("waits for a small first build, within the search's time limit, so the first answer is complete", async () => {
+    // By default a query waits as long as the time limit allows; a long limit keeps a loaded machine from mattering.
+    const { provider, log } = setup({ timeoutMs: 120_000 });
+    const incomplete: string[] = [];
+    const result = await provider.query(query("Config.retry"), { incomplete });
     expect(result.frames[0]?.title).toBe("Config.retry (method)");
+    expect(incomplete).toEqual([]);
+    expect(log.lines.some((line) => line.includes("index ready"))).toBe(true);
   });
 
-  it("answers while the first build runs, from what is indexed so far, and says so on stderr", async () => {
-    const { provider, tree, log } = setup({ firstBuildWaitMs: 0 });
-    for (let i = 0; i < 400; i++)
-      tree.write(`gen/part${i}.ts`, `export function part${i}(): number {\n  return ${i};\n}\n`);
+  it("during the first build, answers from what is indexed, marked truncated and saying why; whole once built", async () => {
+    process.env[BUILD_DELAY_ENV] = "20"; // 300 files: at least 6 s, whatever the machine
+    const tree = bigTree(300);
+    const { provider, log } = setup({ tree, firstBuildWaitMs: 100 });
     await provider.start();
-    const result = await provider.query(query("part1"));
-    expect(log.lines.some((line) => /still being built \(\d+ of (\d+|\?) files\)/.test(line))).toBe(true);
+    const incomplete: string[] = [];
+    const partial = await provider.query(query("computeChecksumDigest"), { incomplete });
+    expect(partial.truncated).toBe(true);
+    // Nothing was left out for the budget: how much the unindexed files hold is not known, so no estimate.
+    expect(partial.dropped_estimate).toBeUndefined();
+    expect(incomplete).toEqual([
+      expect.stringMatching(
+        /^symbols: the symbol index is still being built \(\d+ (of \d+ files indexed|files indexed, the tree still being listed)\), so matches in the other files are missing/,
+      ),
+    ]);
+    expect(log.lines).toContainEqual(
+      expect.stringMatching(/^warn: .*the index is still being built .* marked truncated/),
+    );
     expect(log.lines.some((line) => line.includes("index ready"))).toBe(false);
-    expect(Array.isArray(result.frames)).toBe(true);
     await built(log);
-    const after = await provider.query(query("part1"));
-    expect(after.frames[0]?.title).toBe("part1 (function)");
+    const after: string[] = [];
+    const whole = await provider.query(query("computeChecksumDigest"), { incomplete: after });
+    expect(whole.frames[0]?.title).toBe("computeChecksumDigest (function)");
+    expect(whole.truncated).toBe(false);
+    expect(after).toEqual([]);
+  });
+
+  it("saves a first build cut short by close(); the next provider goes on from it, partial until it is done", async () => {
+    process.env[BUILD_DELAY_ENV] = "20";
+    const tree = bigTree(300);
+    const first = setup({ tree, firstBuildWaitMs: 0 });
+    await first.provider.start();
+    await until(
+      () => existsSync(join(tree.root, ".ocp-cache", "symbols.db")) && savedFiles(tree.root).files > 0,
+      "a first commit",
+      first.log,
+    );
+    await first.provider.close();
+    const stopped = first.log.lines.find((line) => line.includes("index build stopped before it finished"));
+    const [, indexed, listed] = /: (\d+) of (\d+) files \(\d+ symbols\) indexed and saved/.exec(stopped ?? "") ?? [];
+    expect(stopped, first.log.lines.join("\n")).toBeDefined();
+    // Every file the build parsed is in the cache, none lost with an unwritten batch; and it is not called complete.
+    expect(savedFiles(tree.root)).toEqual({ files: Number(indexed), complete: false });
+    expect(Number(indexed)).toBeLessThan(Number(listed));
+
+    const second = setup({ tree, firstBuildWaitMs: 0 });
+    await second.provider.start();
+    expect(second.log.lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^info: .*index loaded: ${indexed} files, \\d+ symbols from a first build that did not finish`),
+      ),
+    );
+    const incomplete: string[] = [];
+    const partial = await second.provider.query(query("computeChecksumDigest"), { incomplete });
+    expect(partial.truncated).toBe(true);
+    expect(incomplete).toHaveLength(1);
+    await built(second.log);
+    const ready = second.log.lines.find((line) => line.includes("index ready")) ?? "";
+    const [, files, parsed, unchanged, skipped] =
+      /index ready: (\d+) files, \d+ symbols in [\d.]+ s \((\d+) parsed, (\d+) unchanged, \d+ removed, (\d+) skipped\)/.exec(
+        ready,
+      ) ?? [];
+    expect(Number(files)).toBe(Number(listed));
+    // It went on from the saved files: only the others were parsed (a saved file written moments before it was
+    // read is hashed again, racy-clean, and found unchanged).
+    expect(Number(parsed) + Number(skipped)).toBe(Number(listed) - Number(indexed));
+    expect(Number(unchanged)).toBeLessThanOrEqual(Number(indexed));
+    expect(savedFiles(tree.root)).toEqual({ files: Number(listed), complete: true });
   });
 
   it("never serves a symlink's target at query time, even one with the indexed size and mtime", async () => {

@@ -4,7 +4,15 @@
  */
 import { createRequire } from "node:module";
 import { parseAnchors } from "ocp-plugin-ripgrep";
-import { type ContextQuery, definePlugin, type Logger, type Plugin, type SearchOutput, UserError } from "ocp-provider";
+import {
+  type ContextQuery,
+  definePlugin,
+  type Logger,
+  type Plugin,
+  type SearchContext,
+  type SearchOutput,
+  UserError,
+} from "ocp-provider";
 import { RootReader } from "ocp-provider/fs";
 import { Indexer, type PassStats } from "./index/indexer.js";
 import { type ResolvedOptions, resolveOptions, type SymbolsOptions } from "./options.js";
@@ -28,18 +36,40 @@ const SOURCE_CACHE_CHARS = 16 * 1024 * 1024;
 /** The most candidates one query returns: beyond a few times `max_frames`, nothing more could ship. */
 const MAX_CANDIDATES = 200;
 
+/** The share of a search's time limit a query waiting for the first build keeps for ranking and answering. */
+const ANSWER_RESERVE = 0.2;
+
+/** For tests (see `IndexerOptions.buildDelayMs`): every file a build parses takes at least this long. */
+const BUILD_DELAY_ENV = "OCP_SYMBOLS_TEST_BUILD_DELAY_MS";
+
 /** The text a query is searched by: `query_text` when it has any, else `goal`. */
 export function searchText(query: Pick<ContextQuery, "goal" | "query_text">): string {
   return query.query_text !== undefined && query.query_text.trim() !== "" ? query.query_text : query.goal;
 }
 
-/** One line on stderr for a finished pass. */
+/**
+ * One line on stderr for a pass: `index ready` when it went over the whole tree, else
+ * what a pass stopped early (the process ending) saved for the next one to go on from.
+ */
 export function describePass(stats: PassStats): string {
   const seconds = (stats.ms / 1000).toFixed(1);
+  const counts = `${stats.parsed} parsed, ${stats.unchanged} unchanged, ${stats.removed} removed, ${stats.skipped} skipped`;
+  if (stats.complete) return `index ready: ${stats.files} files, ${stats.symbols} symbols in ${seconds} s (${counts})`;
+  return `${describeStop(stats.files, stats.listed, stats.symbols)} (${seconds} s: ${counts})`;
+}
+
+/** What a build stopped early (the process ending) left for the next run. */
+function describeStop(files: number, listed: number, symbols: number): string {
   return (
-    `index ready: ${stats.files} files, ${stats.symbols} symbols in ${seconds} s ` +
-    `(${stats.parsed} parsed, ${stats.unchanged} unchanged, ${stats.removed} removed, ${stats.skipped} skipped)`
+    `index build stopped before it finished: ${files} of ${listed > 0 ? listed : "?"} files (${symbols} symbols) ` +
+    "indexed and saved; the next run goes on from there"
   );
+}
+
+/** The test hook's delay, when set to a whole number of milliseconds. */
+function buildDelayMs(): number {
+  const value = Number(process.env[BUILD_DELAY_ENV] ?? 0);
+  return Number.isSafeInteger(value) && value > 0 ? value : 0;
 }
 
 /** Opens the index for `options` (the cache file, the store, the name table), without building it. */
@@ -60,6 +90,7 @@ export function openIndex(options: ResolvedOptions, log: Logger): Indexer {
     watch: options.watch,
     progress: options.progress,
     log,
+    buildDelayMs: buildDelayMs(),
   });
 }
 
@@ -74,40 +105,83 @@ export function symbols(options: SymbolsOptions): Plugin {
   // Cited files, kept between queries; a racy file found intact is settled so it is not hashed again.
   const sources = new SourceCache(new RootReader(resolved.root), SOURCE_CACHE_CHARS, (file) => indexer?.settle(file));
   let firstBuild: Promise<unknown> | undefined;
-  let startedEmpty = true;
   let buildFailure: string | undefined;
+  let checkingNoted = false;
+  let pluginLog: Logger | undefined;
   // Derived from the index, kept between queries: field words by file, the reference graph.
   const fields = new ProseFields();
   const graphs = new GraphCache();
 
-  async function search(query: ContextQuery, log: Logger, signal: AbortSignal): Promise<SearchOutput> {
+  /**
+   * During the first build, waits for it as long as the search's time limit allows (less
+   * a reserve for answering): a one-shot query or an agent's first call on a small or
+   * middling tree then gets the whole answer. A cache a finished build filled answers at
+   * once; the pass over it only catches up on changes.
+   */
+  async function waitForFirstBuild(index: Indexer, deadline: number, signal: AbortSignal): Promise<void> {
+    if (index.building === undefined || index.complete || firstBuild === undefined) return;
+    const reserve = resolved.timeoutMs * ANSWER_RESERVE;
+    const waitMs = Math.min(resolved.firstBuildWaitMs, deadline - Date.now() - reserve);
+    if (waitMs <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    let stop = () => {};
+    const waited = new Promise<void>((resume) => {
+      timer = setTimeout(resume, waitMs);
+      stop = () => resume();
+      signal.addEventListener("abort", stop, { once: true });
+    });
+    await Promise.race([firstBuild, waited]);
+    clearTimeout(timer);
+    signal.removeEventListener("abort", stop);
+    signal.throwIfAborted();
+  }
+
+  /**
+   * Why an answer given now may miss matches, when it may: the first build is not done
+   * (what is not indexed yet cannot match), or a pass is re-checking files whose size or
+   * mtime changed since the cache was saved (new, edited, or only touched). Said on stderr too.
+   */
+  function incompleteness(index: Indexer, log: Logger): string | undefined {
+    const building = index.building;
+    if (building === undefined) return undefined;
+    const { fileCount, symbolCount } = index.table;
+    if (!index.complete) {
+      const of =
+        building.total > 0
+          ? `${fileCount} of ${building.total} files indexed`
+          : `${fileCount} files indexed, the tree still being listed`;
+      log.warn(
+        `the index is still being built (${of}): answering from the ${symbolCount} symbols indexed so far, ` +
+          "marked truncated. `ocp-symbols --index` builds it ahead of time",
+      );
+      return `the symbol index is still being built (${of}), so matches in the other files are missing; ask again shortly`;
+    }
+    const left = building.total > 0 ? building.total - building.done : 0;
+    if (left === 0) {
+      // Once per start: every query until the pass ends would say the same.
+      if (!checkingNoted)
+        log.info("still checking the tree for changes since the cache was written; answering from the cache");
+      checkingNoted = true;
+      return undefined;
+    }
+    log.info(
+      `re-checking ${left} files that may have changed since the cache was written; answering from the cache, ` +
+        "marked truncated",
+    );
+    return `the symbol index is re-checking ${left} files that may have changed since it was saved, so matches in them may be missing or out of date; ask again shortly`;
+  }
+
+  async function search(query: ContextQuery, ctx: SearchContext): Promise<SearchOutput> {
+    const { log, signal } = ctx;
     const index = indexer;
     if (index === undefined) throw new UserError("the symbol index is not open");
     const text = searchText(query);
     const terms = queryTerms(text);
     const prose = proseTerms(text);
     const anchors = parseAnchors(query.anchors, [resolved.configuredRoot, resolved.root]);
-    // A small tree finishes its first build in moments: wait that long for a complete answer. (A cache
-    // that was already filled answers at once; the pass over it only catches up on changes.)
-    if (index.building !== undefined && firstBuild !== undefined && startedEmpty && resolved.firstBuildWaitMs > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise((resume) => {
-        timer = setTimeout(resume, resolved.firstBuildWaitMs);
-      });
-      await Promise.race([firstBuild, waited]);
-      clearTimeout(timer);
-    }
-    const building = index.building;
-    if (building !== undefined) {
-      const progress = `${building.done} of ${building.total || "?"} files`;
-      log.info(
-        startedEmpty
-          ? `the index is still being built (${progress}); answering from the ${index.table.symbolCount} symbols indexed so far`
-          : `still checking the tree for changes since the cache was written (${progress}); answering from the cache`,
-      );
-    } else {
-      await index.refresh([...anchors.files]);
-    }
+    await waitForFirstBuild(index, ctx.deadline, signal);
+    const incomplete = incompleteness(index, log);
+    if (index.building === undefined) await index.refresh([...anchors.files]);
     if (buildFailure !== undefined && index.table.symbolCount === 0) {
       throw new UserError(`the symbol index could not be built: ${buildFailure}`);
     }
@@ -160,7 +234,10 @@ export function symbols(options: SymbolsOptions): Plugin {
         `${terms.names.length} terms, ${matched} matching symbols or files of ${index.table.symbolCount} symbols, ` +
           `${built.candidates.length} candidates`,
       );
-      return { candidates: built.candidates, omitted: Math.max(0, matched - ranked.length) };
+      const omitted = Math.max(0, matched - ranked.length);
+      return incomplete === undefined
+        ? { candidates: built.candidates, omitted }
+        : { candidates: built.candidates, omitted, incomplete };
     }
   }
 
@@ -176,24 +253,39 @@ export function symbols(options: SymbolsOptions): Plugin {
       // Opening is quick (the cache is read, not built); the build runs after setup returns.
       const index = openIndex(resolved, log);
       indexer = index;
-      startedEmpty = index.table.fileCount === 0;
+      pluginLog = log;
+      const { fileCount, symbolCount } = index.table;
       log.info(
-        `index ${index.table.fileCount > 0 ? "loaded" : "created"}: ${index.table.fileCount} files, ` +
-          `${index.table.symbolCount} symbols; checking the tree for changes in the background`,
+        fileCount === 0 && !index.complete
+          ? "index created: building it in the background"
+          : index.complete
+            ? `index loaded: ${fileCount} files, ${symbolCount} symbols; checking the tree for changes in the background`
+            : `index loaded: ${fileCount} files, ${symbolCount} symbols from a first build that did not finish; ` +
+              "going on with it in the background",
       );
       firstBuild = index.build().then(
-        (stats) => log.info(describePass(stats)),
+        // A first build stopped by close() is reported there, at once: the process may exit before this runs.
+        (stats) => {
+          if (stats.complete || indexer !== undefined) log.info(describePass(stats));
+        },
         (error: Error) => {
           buildFailure = error.message;
           if (indexer !== undefined) log.error(`index build failed: ${error.message}`);
         },
       );
     },
-    search: (query, ctx) => search(query, ctx.log, ctx.signal),
+    search,
     async close() {
       const index = indexer;
       indexer = undefined;
-      await index?.close();
+      if (index === undefined) return;
+      const building = index.building;
+      // Commits what the build parsed before its first await (see Indexer.close).
+      const closing = index.close();
+      if (building !== undefined && !index.complete) {
+        pluginLog?.info(describeStop(index.table.fileCount, building.total, index.table.symbolCount));
+      }
+      await closing;
     },
   });
 }

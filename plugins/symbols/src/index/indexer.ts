@@ -6,6 +6,10 @@
  *   and whose bytes then hash differently — in the main thread, yielding every few
  *   milliseconds (and in worker threads too where there are cores to spare), writing
  *   to SQLite and the name table in batches, so queries see every batch as it lands.
+ *   Each batch is a committed transaction, written at least every {@link COMMIT_MS}:
+ *   a process that ends mid-build (a one-shot query, EOF, a signal, even SIGKILL)
+ *   keeps what it parsed, and the next build goes on from there. A build that
+ *   finishes marks the cache complete; until then it is a first build.
  * - **Freshness** (before each query): a directory watcher marks changed files; they,
  *   the anchored files and any file whose bytes no longer match its hash are
  *   re-indexed before the query is answered. A new or removed file triggers a fresh
@@ -35,6 +39,8 @@ import type { ExtractionPool } from "./worker-pool.js";
 const POOL_THRESHOLD = 48;
 /** Files written per SQLite transaction during a build. */
 const BATCH_FILES = 64;
+/** A batch is committed once its first file waited this long (ms), however few files it holds. */
+const COMMIT_MS = 500;
 /** The main thread parses for at most this long (ms) before letting queries and worker results in. */
 const YIELD_MS = 8;
 
@@ -52,6 +58,12 @@ export interface IndexerOptions {
   /** Show build progress on stderr. */
   readonly progress: boolean;
   readonly log: Logger;
+  /**
+   * For tests: every file a build parses takes at least this long (ms), in the main
+   * thread (no workers), so a test can watch a first build in progress whatever the
+   * machine's speed. Default 0.
+   */
+  readonly buildDelayMs?: number;
 }
 
 /** What one pass over the tree did. */
@@ -66,6 +78,13 @@ export interface PassStats {
   /** Files skipped (binary, not UTF-8, unparseable, or refused by the root-confined reader). */
   readonly skipped: number;
   readonly ms: number;
+  /**
+   * False when the pass was stopped (the indexer closed) before it finished: what it
+   * parsed is saved, and the next pass goes on from there.
+   */
+  readonly complete: boolean;
+  /** Files the pass listed (0 when it stopped before the listing was done). */
+  readonly listed: number;
 }
 
 interface Work {
@@ -98,15 +117,25 @@ export class Indexer {
   private pool: ExtractionPool | undefined;
   private buildState: { done: number; total: number } | undefined;
   private closed = false;
+  /** While a pass runs: commits the files it parsed and has not written yet. */
+  private commitParsed: (() => void) | undefined;
 
   constructor(private readonly options: IndexerOptions) {
     this.mode = options.watch ? "pending" : "stat";
     for (const { file, symbols, bag } of options.store.filesWithNames()) this.table.setFile(file, symbols, bag);
   }
 
-  /** While the first build runs: how many of its files are done. */
+  /**
+   * While a build runs: how many of its files are done, of `total` listed (0 until the
+   * listing is done). Files found unchanged count as done at once.
+   */
   get building(): { done: number; total: number } | undefined {
     return this.buildState;
+  }
+
+  /** A build over the whole tree finished at some point: the cache is not a first build cut short. */
+  get complete(): boolean {
+    return this.options.store.complete;
   }
 
   /** True when a watcher reports changes; false when queries stat-check instead. */
@@ -189,16 +218,27 @@ export class Indexer {
   }
 
   private async passWork(started: number, showProgress: boolean): Promise<PassStats> {
-    const { root } = this.options;
-    const listed = (
-      await listFiles({
-        root,
-        hidden: this.options.hidden,
-        maxFileSizeBytes: this.options.maxFileSizeBytes,
-        signal: this.abort.signal,
-      })
-    ).filter((path) => languageOf(path) !== undefined);
-    if (this.closed) throw new Error("indexer closed");
+    const { root, store } = this.options;
+    let listed: string[];
+    try {
+      listed = (
+        await listFiles({
+          root,
+          hidden: this.options.hidden,
+          maxFileSizeBytes: this.options.maxFileSizeBytes,
+          signal: this.abort.signal,
+        })
+      ).filter((path) => languageOf(path) !== undefined);
+    } catch (error) {
+      if (!this.closed) throw error;
+      listed = [];
+    }
+    if (this.closed) {
+      // Stopped before the listing was done: nothing was parsed, the cache is as it was.
+      const { fileCount: files, symbolCount: symbols } = this.table;
+      const ms = performance.now() - started;
+      return { files, symbols, parsed: 0, unchanged: 0, removed: 0, skipped: 0, ms, complete: false, listed: 0 };
+    }
     const present = new Set(listed);
     const gone = [...this.table.files()].filter((file) => !present.has(file.path)).map((file) => file.id);
     this.remove(gone);
@@ -211,12 +251,18 @@ export class Indexer {
       if (found !== undefined && (row === undefined || !unchanged(row, found))) work.push({ path, stat: found, row });
     }
     const outcome = await this.process(work, showProgress ? listed.length : undefined);
+    const complete = !this.closed && outcome.handled === work.length;
+    if (complete && !store.complete) store.markComplete();
     return {
       files: this.table.fileCount,
       symbols: this.table.symbolCount,
-      ...outcome,
+      parsed: outcome.parsed,
+      unchanged: outcome.unchanged,
+      skipped: outcome.skipped,
       removed: gone.length,
       ms: performance.now() - started,
+      complete,
+      listed: listed.length,
     };
   }
 
@@ -280,11 +326,12 @@ export class Indexer {
   private async process(
     work: readonly Work[],
     progressTotal: number | undefined,
-  ): Promise<Pick<PassStats, "parsed" | "unchanged" | "skipped">> {
+  ): Promise<Pick<PassStats, "parsed" | "unchanged" | "skipped"> & { handled: number }> {
     const { store, log } = this.options;
-    const counts = { parsed: 0, unchanged: 0, skipped: 0 };
+    const counts = { parsed: 0, unchanged: 0, skipped: 0, handled: 0 };
     if (work.length === 0) return counts;
-    if (this.options.workers > 0 && work.length >= POOL_THRESHOLD) await this.startPool();
+    const delayMs = progressTotal !== undefined ? (this.options.buildDelayMs ?? 0) : 0;
+    if (this.options.workers > 0 && work.length >= POOL_THRESHOLD && delayMs === 0) await this.startPool();
     const pool = this.pool;
     let progress: Progress | undefined;
     if (progressTotal !== undefined && this.buildState !== undefined) {
@@ -292,14 +339,19 @@ export class Indexer {
       progress = createProgress(this.options.progress, progressTotal);
     }
     let batch: FileWrite[] = [];
+    let batchStarted = 0;
+    // Also once the indexer is closing: the store stays open until this pass ends, and what was parsed is kept.
     const flush = () => {
-      if (batch.length === 0 || this.closed) return;
+      if (batch.length === 0) return;
       for (const { file, symbols, bag } of store.writeFiles(batch)) this.table.setFile(file, symbols, bag);
       batch = [];
       if (this.buildState !== undefined) progress?.update(this.buildState.done, this.table.symbolCount);
     };
+    this.commitParsed = flush;
     const handle = (item: Work, outcome: ExtractOutcome) => {
+      // Once closing, an outcome may be a worker's job failed by the pool's shutdown: not a fact about the file.
       if (this.closed) return;
+      counts.handled++;
       const indexedAtMs = Date.now();
       if (outcome.kind === "unreadable" || outcome.kind === "refused") {
         if (outcome.kind === "refused") {
@@ -319,6 +371,7 @@ export class Indexer {
           log.warn(`skipped ${item.path}: ${extraction.problem ?? extraction.status}`);
         } else counts.parsed++;
         const { size, mtimeMs } = item.stat;
+        if (batch.length === 0) batchStarted = performance.now();
         batch.push({
           path: item.path,
           size,
@@ -328,7 +381,7 @@ export class Indexer {
           indexedAtMs,
           extraction,
         });
-        if (batch.length >= BATCH_FILES) flush();
+        if (batch.length >= BATCH_FILES || performance.now() - batchStarted >= COMMIT_MS) flush();
       }
       if (this.buildState !== undefined) {
         this.buildState.done++;
@@ -355,6 +408,7 @@ export class Indexer {
       });
       let slice = performance.now();
       for (let job = take(); job !== undefined; job = take()) {
+        if (delayMs > 0) await new Promise((resume) => setTimeout(resume, delayMs));
         handle(items.get(job) as Work, await readAndExtract(job));
         items.delete(job);
         if (performance.now() - slice > YIELD_MS) {
@@ -364,8 +418,10 @@ export class Indexer {
       }
       pool?.finish();
       await pooled;
-      flush();
     } finally {
+      // Also when stopped early or failing: every file parsed so far is committed.
+      this.commitParsed = undefined;
+      flush();
       progress?.stop();
       // Workers hold a parser each: let them go once the big batch is done.
       await this.closePool();
@@ -403,10 +459,19 @@ export class Indexer {
     this.table.updateFile({ ...current, indexedAtMs: now });
   }
 
-  /** Stops building and watching, and closes the store. Safe to call twice. */
+  /**
+   * Stops building and watching, and closes the store. Safe to call twice. What a build
+   * parsed is committed before the first await: a process that exits soon after (a
+   * transport allows plugins a moment to close) still keeps it.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    try {
+      this.commitParsed?.();
+    } catch (error) {
+      this.options.log.warn(`could not save the files parsed so far: ${(error as Error).message}`);
+    }
     this.abort.abort(new Error("indexer closed"));
     this.watcher?.close();
     this.watcher = undefined;

@@ -11,6 +11,10 @@
  * is not a database at all is replaced. A database the plugin did not create is never
  * touched (ownership.ts), and the file is never reached through a link (cache-file.ts).
  * WAL mode and a busy timeout let two providers on the same root share the cache.
+ *
+ * `meta` holds the root the cache was made for and, once a build over the whole tree has
+ * finished, `complete`: a cache without it is a first build cut short (its rows are
+ * good; the files it lacks were never parsed), which a query must not present as whole.
  */
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
@@ -220,6 +224,7 @@ export interface StoreOptions {
 export class SymbolStore {
   private readonly statements;
   private readonly writeTransaction: (writes: readonly FileWrite[]) => StoredFile[];
+  private completed: boolean;
 
   private constructor(
     private readonly db: Database.Database,
@@ -240,6 +245,22 @@ export class SymbolStore {
     this.writeTransaction = db.transaction((writes: readonly FileWrite[]) =>
       writes.map((write) => this.writeOne(write)),
     );
+    this.completed = db.prepare("SELECT 1 FROM meta WHERE key = 'complete'").get() !== undefined;
+  }
+
+  /** A build over the whole tree has finished into this cache (by this process or an earlier one). */
+  get complete(): boolean {
+    return this.completed;
+  }
+
+  /** Records that a build over the whole tree finished: the cache is no longer a first build cut short. */
+  markComplete(): void {
+    this.db
+      .prepare(
+        "INSERT INTO meta (key, value) VALUES ('complete', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      )
+      .run(new Date().toISOString());
+    this.completed = true;
   }
 
   /** Opens (creating, upgrading or replacing as needed) the cache at `options.file`. */
