@@ -29,6 +29,20 @@ describe("ocp-symbols command line", () => {
     expect(parseCommandLine([]).options).toMatchObject({ root: process.cwd(), watch: undefined, progress: undefined });
   });
 
+  it("indexes $OCP_ROOT without --root, as a symbols project's provider does; --root wins", () => {
+    const saved = process.env.OCP_ROOT;
+    try {
+      process.env.OCP_ROOT = "/from/env";
+      expect(parseCommandLine(["--index"]).options.root).toBe("/from/env");
+      expect(parseCommandLine(["--index", "--root", "/given"]).options.root).toBe("/given");
+      process.env.OCP_ROOT = "";
+      expect(parseCommandLine(["--index"]).options.root).toBe(process.cwd());
+    } finally {
+      if (saved === undefined) delete process.env.OCP_ROOT;
+      else process.env.OCP_ROOT = saved;
+    }
+  });
+
   it("reads --http as [host:]port and refuses what cannot work", () => {
     expect(parseCommandLine(["--http", "[::1]:7"]).http).toEqual({ host: "::1", port: 7 });
     expect(() => parseCommandLine(["--http", "99999"])).toThrow(/\[host:\]port/);

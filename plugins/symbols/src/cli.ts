@@ -29,7 +29,8 @@ Usage:
   --mcp serves MCP clients instead (one get_context tool; needs ocp-provider-mcp).
 
 Options:
-  --root DIR             directory to index; nothing outside it is read (default: working directory)
+  --root DIR             directory to index; nothing outside it is read (default: $OCP_ROOT, else the
+                         working directory, as a symbols project's provider reads it)
 ${SERVE_OPTIONS_HELP}
   --index                build or update the index, print what it did, and exit
   --cache-dir DIR        keep the index there (default: DIR/.ocp-cache, else ~/.cache/ocp-symbols)
@@ -57,7 +58,8 @@ const OPTIONS = {
 /** The plugin options the command line asks for. */
 function pluginOptions(args: CommandArgs): SymbolsOptions {
   return {
-    root: args.string("root") ?? process.cwd(),
+    // As a symbols project's provider reads it: `OCP_ROOT=… npm run index` builds what `npm run query` asks.
+    root: args.string("root") ?? (process.env.OCP_ROOT || process.cwd()),
     cacheDir: args.string("cache-dir"),
     hidden: args.flag("hidden"),
     maxFileSizeBytes: args.whole("max-filesize"),
