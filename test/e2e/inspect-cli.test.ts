@@ -4,12 +4,14 @@
  * verdict, `--query` showing frames and the provider's stderr.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertFixtureBuilt, MISBEHAVING, startListening } from "../conformance/fixture.js";
 import { OCP_BIN, REPO, spawnNode } from "../test-support/child.js";
 import { handshake, nextEnvelope } from "../test-support/envelopes.js";
@@ -17,9 +19,9 @@ import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 const INSPECT_BIN = fileURLToPath(new URL("../../framework/bin/ocp-inspect.js", import.meta.url));
 const run = promisify(execFile);
 
-async function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function node(args: string[], cwd = REPO): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, args, { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -70,6 +72,99 @@ describe("ocp inspect --json", () => {
     expect(report.sample.query).toMatchObject({ goal: "doubled attempt", max_tokens: 1024, max_frames: 8 });
     expect(report.sample.reply.envelope.result.frames[0].title).toBe("Retry policy");
     expect(code).toBe(0);
+  });
+});
+
+describe("a verdict that cannot pass vacuously", () => {
+  const RIPGREP_BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
+  const FACTS_BIN = fileURLToPath(new URL("../../plugins/facts/bin/ocp-facts.js", import.meta.url));
+  const tmp = mkdtempSync(join(tmpdir(), "ocp-inspect-verdict-"));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const FRAME_CHECKS = ["frame-validity", "budget-honesty", "cost-honesty", "kinds-filter", "max-frames"];
+  const statusOf = (report: { checks: { name: string; status: string }[] }, name: string) =>
+    report.checks.find((check) => check.name === name)?.status;
+
+  it("is NOT VERIFIED, exit 1, when no query returned a frame; --allow-no-frames accepts that", {
+    timeout: 180_000,
+  }, async () => {
+    // A real packaged provider with nothing to serve yet: ocp-ripgrep over an empty directory.
+    const empty = join(tmp, "empty");
+    mkdirSync(empty);
+    const provider = ["--", process.execPath, RIPGREP_BIN, "--root", empty];
+    const [text, json, allowed] = await Promise.all([
+      node([INSPECT_BIN, "stdio", ...provider]),
+      node([INSPECT_BIN, "stdio", "--json", ...provider]),
+      node([INSPECT_BIN, "stdio", "--allow-no-frames", ...provider]),
+    ]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).not.toMatch(/^CONFORMANT/m);
+    expect(text.stdout).toMatch(
+      /^NOT VERIFIED: no query returned frames, so frame-validity, budget-honesty, cost-honesty, kinds-filter, max-frames judged nothing \(ripgrep \S+ over stdio: \d+ passed, 0 failed, 7 skipped/m,
+    );
+    expect(text.stdout).toMatch(
+      /^ – budget-honesty +nothing to check: no frames came back for 'how does it work', .* and \d+ more goals/m,
+    );
+
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ verdict: "not-verified", conformant: false, framesJudged: 0 });
+    expect(report.checks.filter((check: { status: string }) => check.status === "fail")).toEqual([]);
+
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(
+      /^CONFORMANT: ripgrep \S+ over stdio \(.*; no query returned frames: allowed by --allow-no-frames\)$/m,
+    );
+  });
+
+  it("finds frames without --query where the generic goals match nothing: the facts template's sample data", {
+    timeout: 180_000,
+  }, async () => {
+    const db = join(tmp, "sample.db");
+    const imported = await node([
+      FACTS_BIN,
+      "import",
+      "--db",
+      db,
+      join(REPO, "templates/facts/data/sample-facts.jsonl"),
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    // The README's CI one-liner, as a facts project runs it: no --query.
+    const { code, stdout } = await node([
+      INSPECT_BIN,
+      "stdio",
+      "--json",
+      "--",
+      process.execPath,
+      FACTS_BIN,
+      "serve",
+      "--db",
+      db,
+    ]);
+    const report = JSON.parse(stdout);
+    for (const name of FRAME_CHECKS) expect(statusOf(report, name), name).toBe("pass");
+    expect(report.framesJudged).toBeGreaterThan(0);
+    expect(report).toMatchObject({ verdict: "conformant", conformant: true });
+    expect(code).toBe(0);
+  });
+
+  it("probes with the sample goal the project declares in package.json (ocp.sampleGoal)", {
+    timeout: 180_000,
+  }, async () => {
+    // A tree no generic or broad goal matches: only its own word finds it.
+    const project = join(tmp, "project");
+    mkdirSync(join(project, "notes"), { recursive: true });
+    writeFileSync(join(project, "notes/zorblax.txt"), "zorblax quuxes frobnitz\nzorblax wibbles\n");
+    const provider = ["--", process.execPath, RIPGREP_BIN, "--root", "notes"];
+    const bare = await node([INSPECT_BIN, "stdio", "--json", ...provider], project);
+    expect(JSON.parse(bare.stdout)).toMatchObject({ verdict: "not-verified", framesJudged: 0 });
+    expect(bare.code).toBe(1);
+
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "p", ocp: { sampleGoal: "zorblax" } }));
+    const declared = await node([INSPECT_BIN, "stdio", "--json", ...provider], project);
+    const report = JSON.parse(declared.stdout);
+    for (const name of FRAME_CHECKS) expect(statusOf(report, name), name).toBe("pass");
+    expect(report).toMatchObject({ verdict: "conformant", conformant: true });
+    expect(declared.code).toBe(0);
   });
 });
 

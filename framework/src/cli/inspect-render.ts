@@ -1,11 +1,13 @@
 /**
  * What `ocp inspect` prints for a person: the sample query's frames, the
- * provider's stderr, one line per check (✓ / ✗ / – / ·) with its evidence, and a verdict.
+ * provider's stderr, one line per check (✓ / ✗ / – / ·) with its evidence, and a verdict:
+ * CONFORMANT, NOT CONFORMANT, or NOT VERIFIED when no query returned a frame to judge.
  * Frames are read defensively: a misbehaving provider's score may be a string, and
  * whatever it sent (titles, messages, its stderr, evidence quoting them) is shown with
  * its control and bidi characters as � (`terminalText`), never raw to the terminal.
  */
 import pc from "picocolors";
+import { FRAME_CHECKS } from "../conformance/checks/index.js";
 import type { Sample } from "../conformance/sample.js";
 import type { ConformanceReport } from "../conformance/types.js";
 import { terminalText } from "../provider/display-text.js";
@@ -83,15 +85,27 @@ export function renderReport(report: ConformanceReport, color: boolean): string 
   const notRun = count("not-run") > 0 ? `, ${count("not-run")} not run` : "";
   const tally = `${count("pass")} passed, ${count("fail")} failed${notRun}, ${count("skip")} skipped in ${(report.durationMs / 1000).toFixed(1)} s`;
   const failed = report.checks.filter((check) => check.status === "fail").map((check) => check.name);
-  lines.push(
-    report.conformant
-      ? c.green(
-          c.bold(
-            `CONFORMANT: ${who} over ${report.transport} (${tally}; costs re-counted with ${report.tokenizer}${negotiation(report)})`,
-          ),
-        )
-      : c.red(c.bold(`NOT CONFORMANT: ${who} over ${report.transport} failed ${failed.join(", ")} (${tally})`)),
-  );
+  const over = `${who} over ${report.transport}`;
+  if (report.verdict === "not-conformant") {
+    // Failed, or only not run: name whichever there is.
+    const what = failed.length > 0 ? `failed ${failed.join(", ")}` : "left checks not run";
+    lines.push(c.red(c.bold(`NOT CONFORMANT: ${over} ${what} (${tally})`)));
+  } else if (report.verdict === "not-verified") {
+    lines.push(
+      c.yellow(
+        c.bold(
+          `NOT VERIFIED: no query returned frames, so ${FRAME_CHECKS.join(", ")} judged nothing (${over}: ${tally})`,
+        ),
+      ),
+      "Give --query a goal the provider can answer, or pass --allow-no-frames if it has no data yet.",
+    );
+  } else {
+    const frames =
+      report.framesJudged > 0
+        ? `${report.framesJudged} frames judged; costs re-counted with ${report.tokenizer}${negotiation(report)}`
+        : "no query returned frames: allowed by --allow-no-frames";
+    lines.push(c.green(c.bold(`CONFORMANT: ${over} (${tally}; ${frames})`)));
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,12 +1,16 @@
 /**
  * `ocp inspect` (and its alias `ocp-inspect`): run the conformance suite against a
- * provider and say whether it is conformant. Exit 0 iff it is; 1 if not; 2 on a
- * usage error. `--json` writes the report and nothing else to stdout.
+ * provider and say whether it is conformant. Exit 0 iff it is; 1 if not, or not
+ * verified (no query returned a frame, without `--allow-no-frames`); 2 on a usage
+ * error. `--json` writes the report and nothing else to stdout.
  *
  * `--query TEXT` first asks the provider that one question and shows its frames
  * and stderr; the same text then drives the suite's probe queries. Typing it is
  * the consent to send it: the inspector talks to the provider you name, directly.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_GOALS } from "../conformance/checks/shared/probe-goals.js";
 import { runConformance } from "../conformance/run.js";
 import { type Sample, sampleQuery } from "../conformance/sample.js";
 import type { ConformanceTarget } from "../conformance/types.js";
@@ -30,7 +34,10 @@ Usage:
 ${WIRE_TRANSPORTS.map((name) => `  ${program} ${TRANSPORTS[name].inspect.usage}\n`).join("")}
 Options:
   --query TEXT       first show the frames the provider returns for TEXT, and its stderr;
-                     TEXT then drives the probe queries (default: a few generic goals)
+                     TEXT then drives the probe queries (default: the "ocp.sampleGoal" of
+                     package.json here, and a few generic goals)
+  --allow-no-frames  conformant even if no query returns a frame (a provider with no data
+                     yet); without it such a run is NOT VERIFIED, exit 1
   --json             write only the JSON report to stdout
   --tokenizer T      ask the provider to count in T (the tokenizer extension) and re-count
                      costs with it: ${TOKENIZERS.join(", ")} (default: re-count with
@@ -39,13 +46,15 @@ Options:
   -h, --help         show this help
   --version          show the version
 
-Exit status: 0 conformant, 1 not conformant (or the check could not run), 2 usage error.
+Exit status: 0 conformant, 1 not conformant, not verified (no query returned frames) or
+the check could not run, 2 usage error.
 `;
 }
 
 interface Parsed {
   target: ConformanceTarget;
   query: string | undefined;
+  allowNoFrames: boolean;
   json: boolean;
   tokenizer: TokenizerName;
   /** True when --tokenizer was given: the main session's handshake asks for it. */
@@ -57,6 +66,7 @@ interface Parsed {
 const OPTIONS = Object.assign(
   {
     query: { type: "string" },
+    "allow-no-frames": { type: "boolean" },
     json: { type: "boolean" },
     tokenizer: { type: "string" },
     timeout: { type: "string" },
@@ -76,7 +86,14 @@ function parse(args: CommandArgs): Parsed {
     throw new UsageError(`--timeout must be a positive whole number of ms, not '${args.string("timeout")}'`);
   const query = args.string("query");
   if (query !== undefined && query.trim() === "") throw new UsageError("--query needs some text");
-  const common = { query, json: args.flag("json"), tokenizer, negotiate: named !== undefined, timeoutMs };
+  const common = {
+    query,
+    allowNoFrames: args.flag("allow-no-frames"),
+    json: args.flag("json"),
+    tokenizer,
+    negotiate: named !== undefined,
+    timeoutMs,
+  };
   const wire = WIRE_TRANSPORTS.find((name) => name === transport);
   if (wire !== undefined) {
     const own = TRANSPORTS[wire].inspect;
@@ -121,6 +138,22 @@ export async function inspectMain(argv: readonly string[], program: InspectProgr
   return code === "serving" ? 0 : code;
 }
 
+/**
+ * The project's own sample goal: `"ocp": { "sampleGoal": "…" }` in the package.json of
+ * `dir`, where a CI runs `ocp inspect` — a goal its data answers, so the frame checks
+ * have frames to judge. Undefined when there is none (or no readable package.json).
+ */
+export function declaredSampleGoal(dir: string): string | undefined {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  } catch {
+    return undefined;
+  }
+  const goal = (manifest as { ocp?: { sampleGoal?: unknown } } | null)?.ocp?.sampleGoal;
+  return typeof goal === "string" && goal.trim() !== "" ? goal.trim() : undefined;
+}
+
 /** Runs the suite as `options` say; resolves to the exit code (a failure to run throws). */
 async function inspect(options: Parsed): Promise<number> {
   const color = useColor(process.stdout);
@@ -132,11 +165,15 @@ async function inspect(options: Parsed): Promise<number> {
   // On a terminal, a status line names the checks still waiting (a hung provider holds some up).
   const progress =
     !options.json && process.stderr.isTTY ? startProgress(process.stderr, options.target.transport) : undefined;
+  const declared = options.query === undefined ? declaredSampleGoal(process.cwd()) : undefined;
+  const goals =
+    options.query !== undefined ? [options.query] : declared !== undefined ? [declared, ...DEFAULT_GOALS] : [];
   const report = await runConformance(options.target, {
     tokenizer: options.tokenizer,
     negotiate: options.negotiate,
     queryTimeoutMs: options.timeoutMs,
-    ...(options.query !== undefined ? { goals: [options.query] } : {}),
+    allowNoFrames: options.allowNoFrames,
+    ...(goals.length > 0 ? { goals } : {}),
     ...(progress !== undefined ? { onCheck: progress.done } : {}),
   }).finally(() => progress?.stop());
   if (options.json) process.stdout.write(`${JSON.stringify(sample ? { ...report, sample } : report, null, 2)}\n`);

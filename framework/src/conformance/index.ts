@@ -4,6 +4,7 @@
  * and returns a typed report; `ocp inspect` is its command line.
  */
 
+export { FRAME_CHECKS } from "./checks/index.js";
 export { DEFAULT_GOALS } from "./checks/shared/main-session.js";
 export { MISBEHAVE_MODES, type MisbehaveMode } from "./misbehaving-answers.js";
 export { describeTarget, runConformance } from "./run.js";
@@ -19,4 +20,5 @@ export {
   type ConformanceTarget,
   type HttpTarget,
   type StdioTarget,
+  type Verdict,
 } from "./types.js";

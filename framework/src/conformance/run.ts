@@ -1,6 +1,7 @@
 /**
  * runConformance(): the judge. Runs every check against one provider and returns
- * a typed report; the provider is conformant iff every check passed or was skipped.
+ * a typed report; the provider is conformant iff every check passed or was skipped
+ * and the frame checks had frames to judge.
  */
 
 import { describeError } from "../provider/errors.js";
@@ -9,6 +10,7 @@ import { TRANSPORTS } from "../transports/table.js";
 import type { ConformanceTarget } from "../transports/targets.js";
 import { CHECKS } from "./checks/index.js";
 import { appliesTo, type CheckContext } from "./checks/shared/check.js";
+import { allFrames } from "./checks/shared/frames.js";
 import { DEFAULT_GOALS, MainSession } from "./checks/shared/main-session.js";
 import { MessageLog } from "./schema.js";
 import type { Emit, TransportSuite } from "./suite.js";
@@ -18,6 +20,7 @@ import {
   type CheckResult,
   type ConformanceOptions,
   type ConformanceReport,
+  type Verdict,
 } from "./types.js";
 
 /** The command line or URL of a target, as the report names it. */
@@ -91,6 +94,8 @@ export async function runConformance(
   for (const check of applicable.filter((c) => c.uses === "whole-run"))
     emit({ name: check.name, ...(await check.run(ctx)) });
   const checks = CHECK_NAMES.map((name): CheckResult => results.get(name) ?? { name, status: "fail", evidence: broke });
+  const framesJudged = await framesOfMainSession(ctx.main);
+  const verdict = judge(checks, framesJudged, options.allowNoFrames === true);
   return {
     target: describeTarget(target),
     transport: target.transport,
@@ -98,7 +103,25 @@ export async function runConformance(
     ...(negotiated !== undefined ? { negotiated } : {}),
     ...(provider !== undefined ? { provider } : {}),
     checks,
-    conformant: checks.every((check) => check.status === "pass" || check.status === "skip"),
+    framesJudged,
+    verdict,
+    conformant: verdict === "conformant",
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/** Frames in the main session's replies: what the frame checks judged (never sends a query). */
+async function framesOfMainSession(main: MainSession): Promise<number> {
+  const queries = await main.queriesSent()?.catch(() => undefined);
+  return queries?.ran === true ? allFrames(queries.exchanges).length : 0;
+}
+
+/**
+ * The verdict: a failure, or a check not run, is not conformant; otherwise a run whose
+ * probes found no frame proved nothing about frames, budgets or costs, and is not verified
+ * unless that is allowed.
+ */
+export function judge(checks: readonly CheckResult[], framesJudged: number, allowNoFrames: boolean): Verdict {
+  if (!checks.every((check) => check.status === "pass" || check.status === "skip")) return "not-conformant";
+  return framesJudged > 0 || allowNoFrames ? "conformant" : "not-verified";
 }

@@ -38,10 +38,17 @@ export interface ConformanceOptions {
   negotiate?: boolean;
   /**
    * Goals for the probe queries; the one that yields the most frames drives the
-   * other checks. Default: a few generic goals. Give one the provider can match,
-   * or frame checks are skipped for want of frames.
+   * other checks. Default: a few generic goals. When they bring back fewer than three
+   * frames, the suite asks goals of its own (the titles it saw, the provider's name,
+   * broad words). Give one the provider can match: with no frames at all, the frame
+   * checks have nothing to judge and the verdict is `not-verified`.
    */
   goals?: readonly string[];
+  /**
+   * Accept a run in which no query returned a single frame as conformant (a provider
+   * with no data yet). Default false: such a run is `not-verified`, not conformant.
+   */
+  allowNoFrames?: boolean;
   /** How long a handshake may take; default 10 000 ms. */
   handshakeTimeoutMs?: number;
   /** How long a query may take; default 30 000 ms. A hanging provider fails within this, never hangs the suite. */
@@ -49,6 +56,9 @@ export interface ConformanceOptions {
   /** Called with each check result as soon as it is known (for progress output). */
   onCheck?: (check: CheckResult) => void;
 }
+
+/** The verdict of a run: see {@link ConformanceReport.verdict}. */
+export type Verdict = "conformant" | "not-conformant" | "not-verified";
 
 /** The verdict on one provider. */
 export interface ConformanceReport {
@@ -63,7 +73,15 @@ export interface ConformanceReport {
   readonly provider?: ProviderInfo;
   /** Every check, in {@link CHECK_NAMES} order. */
   readonly checks: CheckResult[];
-  /** True iff every check passed or was skipped: none failed, none was left not run. */
+  /** Frames the frame checks judged, over every reply of the main session (0: they had nothing to judge). */
+  readonly framesJudged: number;
+  /**
+   * `not-conformant`: a check failed or was not run. `not-verified`: none did, but no
+   * query returned a frame, so the frame checks (budget, costs, frame validity, kinds,
+   * max_frames) verified nothing. `conformant`: neither — or no frames with `allowNoFrames`.
+   */
+  readonly verdict: Verdict;
+  /** True iff the verdict is `conformant`: never for a run whose frame checks had no frames, unless allowed. */
   readonly conformant: boolean;
   /** Wall time of the whole run, in milliseconds. */
   readonly durationMs: number;

@@ -43,6 +43,18 @@ export const CHECKS = [
   httpOversizedBody,
 ] as const;
 
+/**
+ * The checks that judge frames: with no frame in any reply they have nothing to judge,
+ * and a run is not verified (see `judge` in run.ts).
+ */
+export const FRAME_CHECKS = [
+  frameValidityCheck.name,
+  budgetHonestyCheck.name,
+  costHonestyCheck.name,
+  kindsFilterCheck.name,
+  maxFramesCheck.name,
+] as const;
+
 /** The name of a registered check. */
 export type RegisteredCheckName = (typeof CHECKS)[number]["name"];
 

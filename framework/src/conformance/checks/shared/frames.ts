@@ -99,9 +99,11 @@ export function countReplies(exchanges: readonly Exchange[]): number {
 
 /** The skip of a check that found no frames to judge, naming the goals tried. */
 export function noFrames(exchanges: readonly Exchange[]): CheckVerdict {
-  const goals = [...new Set(exchanges.filter((e) => e.purpose === "probe").map((e) => `'${e.query.goal}'`))];
+  const goals = [...new Set(exchanges.filter((e) => e.purpose === "probe").map((e) => `'${clip(e.query.goal, 40)}'`))];
+  const named =
+    goals.length > 4 ? `${goals.slice(0, 4).join(", ")} and ${goals.length - 4} more goals` : goals.join(", ");
   return verdict(
     "skip",
-    `nothing to check: no frames came back for ${goals.join(", ")}; give a goal the provider can match (--query)`,
+    `nothing to check: no frames came back for ${named}; give a goal the provider can match (--query)`,
   );
 }

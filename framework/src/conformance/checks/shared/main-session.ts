@@ -1,9 +1,9 @@
 /**
  * The main session, shared by the checks that judge its replies: one handshake,
- * then probe queries that find a goal the provider can answer, tight budgets, kind
- * filters, frame limits, a query with unknown fields and (where the session can
- * pipeline) a pipelined batch. Each step runs once per run, however many checks
- * read it; each check's verdict is its own module.
+ * then probe queries that find a goal the provider can answer (probe-goals.ts), tight
+ * budgets, kind filters, frame limits, a query with unknown fields and (where the
+ * session can pipeline) a pipelined batch. Each step runs once per run, however many
+ * checks read it; each check's verdict is its own module.
  */
 import type { TokenizerName } from "../../../tokens/registry.js";
 import { readTokenizerOffer } from "../../../wire/extensions.js";
@@ -13,10 +13,10 @@ import { PROTOCOL_VERSION } from "../../../wire/version.js";
 import type { MessageLog } from "../../schema.js";
 import type { Reply, WireSession } from "../../session.js";
 import { type Exchange, framesOf, type ProbeQuery } from "./frames.js";
+import { DEFAULT_GOALS, ENOUGH_FRAMES, secondRoundGoals } from "./probe-goals.js";
 import type { CheckVerdict } from "./verdict.js";
 
-/** Probe goals when none are given: generic enough that most corpora match one. */
-export const DEFAULT_GOALS = ["how does it work", "error handling", "configuration options", "example usage"];
+export { DEFAULT_GOALS };
 
 /** The handshake every session opens with. */
 export const HANDSHAKE = { type: "handshake", protocol_version: PROTOCOL_VERSION };
@@ -160,6 +160,11 @@ export class MainSession {
     return this.#queries;
   }
 
+  /** The probe queries if some check has sent them, without sending them now (the session may be gone). */
+  queriesSent(): Promise<MainQueries> | undefined {
+    return this.#queries;
+  }
+
   async #runQueries(): Promise<MainQueries> {
     const { ack, neverAnswered } = await this.handshake();
     if (ack === undefined) {
@@ -177,9 +182,22 @@ export class MainSession {
 
     let best = goals[0] ?? (DEFAULT_GOALS[0] as string);
     let bestCount = -1;
-    for (const goal of goals) {
+    const probe = async (goal: string) => {
       const count = framesOf((await ask("probe", query(goal))).reply)?.length ?? -1;
       if (count > bestCount) [best, bestCount] = [goal, count];
+    };
+    for (const goal of goals) await probe(goal);
+    // Few frames, from a provider that answers at all: look further, with what the first round revealed.
+    const answering = exchanges.some((exchange) => exchange.reply.ok);
+    if (bestCount < ENOUGH_FRAMES && answering) {
+      const titles = exchanges
+        .flatMap((exchange) => framesOf(exchange.reply) ?? [])
+        .map((frame) => frame.title)
+        .filter((title): title is string => typeof title === "string");
+      for (const goal of secondRoundGoals(titles, ack, goals)) {
+        await probe(goal);
+        if (bestCount >= ENOUGH_FRAMES) break;
+      }
     }
     for (const max_tokens of TIGHT_BUDGETS) await ask("budget", query(best, { max_tokens }));
     const known: readonly string[] = FRAME_KINDS;
