@@ -1,47 +1,22 @@
 /**
  * The `ocp` command: `ocp serve` runs a provider module for a host, `ocp mcp` serves
- * it to MCP clients, `ocp query` asks it one question in-process and shows what came
- * back, `ocp bench` benchmarks its token accounting, `ocp eval` measures whether its
+ * it to MCP clients, `ocp query` asks a provider (a module, a command, a URL) one
+ * question and shows what came back, `ocp bench` benchmarks its token accounting, `ocp eval` measures whether its
  * frames are the right ones, `ocp inspect` checks it, `ocp add`/`generate` are codemods.
  * Each subcommand's help is in usage.ts.
  */
-import { parseArgs } from "node:util";
 import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/errors.js";
 import { resolveTokenizer, TOKENIZERS } from "../tokens/registry.js";
 import { TRANSPORTS } from "../transports/table.js";
-import { type ContextQuery, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
-import { argsErrorMessage, wantsHelp } from "./args.js";
-import { asOfProblem } from "./as-of.js";
-import { useColor } from "./color.js";
+import { wantsHelp } from "./args.js";
 import { CommandArgs, type OptionSpecs, parseCommandArgs, UsageError } from "./command.js";
 import { loadProvider } from "./load-provider.js";
 import { SERVE_OPTIONS, serveOptionsOf } from "./provider-command.js";
-import { renderFrames } from "./render.js";
-import { CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
+import { COMMAND_HELP, CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
 
 /** A usage error of `ocp <command>`, printed as one line with its synopsis. */
 function usageError(command: string | undefined, message: string): CommandUsageError {
   return new CommandUsageError(command, message);
-}
-
-/** Runs a parseArgs call, turning its complaints (unknown option, missing value) into usage errors. */
-function parsed<R>(command: string, parse: () => R): R {
-  try {
-    return parse();
-  } catch (error) {
-    const message = argsErrorMessage(error);
-    if (message !== undefined) throw usageError(command, message);
-    throw error;
-  }
-}
-
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 4_294_967_295) {
-    throw usageError("query", `--${name} must be a whole number ≥ 0, not '${value}'`);
-  }
-  return parsed;
 }
 
 /**
@@ -108,60 +83,13 @@ async function mcpCommand(args: string[]): Promise<void> {
   });
 }
 
+/** `ocp query`: its own module, its usage errors worded for `ocp query`. */
 async function queryCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parsed("query", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        "max-tokens": { type: "string" },
-        "max-frames": { type: "string" },
-        kinds: { type: "string" },
-        "query-text": { type: "string" },
-        anchors: { type: "string" },
-        "as-of": { type: "string" },
-        json: { type: "boolean", default: false },
-        full: { type: "boolean", default: false },
-      },
-    }),
-  );
-  const [module, goal] = positionals;
-  if (module === undefined || goal === undefined || positionals.length > 2) {
-    throw usageError("query", "takes a module and a goal");
-  }
-  const kinds = (values.kinds ?? "").split(",").filter((kind) => kind !== "");
-  for (const kind of kinds) {
-    if (!(FRAME_KINDS as readonly string[]).includes(kind)) {
-      throw usageError("query", `unknown kind '${kind}' (expected ${FRAME_KINDS.join(", ")})`);
-    }
-  }
-  const asOf = values["as-of"];
-  const asOfWrong = asOf === undefined ? undefined : asOfProblem(asOf);
-  if (asOfWrong !== undefined) throw usageError("query", `--as-of '${asOf}': ${asOfWrong}`);
-  const query: ContextQuery = {
-    goal,
-    query_text: values["query-text"],
-    kinds: kinds as FrameKind[],
-    anchors: (values.anchors ?? "").split(",").filter((anchor) => anchor !== ""),
-    max_tokens: positiveInt("max-tokens", values["max-tokens"], 1024),
-    max_frames: positiveInt("max-frames", values["max-frames"], 8),
-    as_of: asOf,
-  };
-  const provider = await loadProvider(module);
+  const { queryCommand: run } = await import("./query.js");
   try {
-    const result = await provider.query(query);
-    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else
-      process.stdout.write(
-        renderFrames(result, {
-          maxTokens: query.max_tokens,
-          color: useColor(process.stdout),
-          goal: [goal, values["query-text"]].filter((text) => text !== undefined).join(" "),
-          full: values.full,
-        }),
-      );
-  } finally {
-    await provider.close();
+    await run(args);
+  } catch (error) {
+    throw error instanceof UsageError ? usageError("query", error.message) : error;
   }
 }
 
@@ -230,7 +158,9 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(versionText());
         return 0;
       case "help":
-        process.stdout.write(rest[0] === undefined ? overview() : commandUsage(rest[0]));
+        // `ocp help <command>` is `ocp <command> --help`, whoever writes that help.
+        if (rest[0] !== undefined && Object.hasOwn(COMMAND_HELP, rest[0])) return await main([rest[0], "--help"]);
+        process.stdout.write(overview());
         return 0;
       case undefined:
       case "--help":
