@@ -11,7 +11,7 @@ import { TRANSPORTS } from "../transports/table.js";
 import { wantsHelp } from "./args.js";
 import { CommandArgs, type OptionSpecs, parseCommandArgs, UsageError } from "./command.js";
 import { loadProvider } from "./load-provider.js";
-import { SERVE_OPTIONS, serveOptionsOf } from "./provider-command.js";
+import { announcedOnTerminal, SERVE_OPTIONS, serveOptionsOf } from "./provider-command.js";
 import { COMMAND_HELP, CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
 
 /** A usage error of `ocp <command>`, printed as one line with its synopsis. */
@@ -42,7 +42,10 @@ async function serveCommand(args: string[]): Promise<void> {
   // Loaded here: the HTTP server's modules are no cost to `ocp query` or `ocp --help`.
   const { serveProvider } = await import("../transports/serve-provider.js");
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
-  await serveProvider(() => loadProvider(module), serve);
+  await serveProvider(
+    announcedOnTerminal(() => loadProvider(module), serve, `ocp query ${module} "<goal>"`),
+    serve,
+  );
 }
 
 /** `ocp mcp`: the bridge package is loaded only now, so the core never depends on it. */

@@ -9,6 +9,7 @@
 import type { Provider } from "../provider/provider.js";
 import { parseListenAddress } from "../transports/http/listen.js";
 import type { ServeOptions } from "../transports/serve-provider.js";
+import { PROTOCOL_VERSION } from "../wire/version.js";
 import {
   type CommandArgs,
   type CommandIo,
@@ -66,6 +67,37 @@ export interface ProviderCommandSpec {
   commandUsage?(command: string): string;
   /** A failure's words after `<name>: ` (default: its message, and a coded error's code). */
   describeFailure?(error: unknown): string;
+}
+
+/**
+ * The line a provider served over stdio writes to stderr when its stdin is a terminal:
+ * a person ran it, and silence would look like a hang. A host's pipe never sees it.
+ */
+export function stdioBanner(provider: Provider, ask: string): string {
+  const { name, version } = provider.info;
+  return (
+    `${name} ${version}: serving OCP (${PROTOCOL_VERSION}) over stdio, waiting for a host's NDJSON envelopes ` +
+    `on stdin (Ctrl-D ends). To ask it one question: ${ask}\n`
+  );
+}
+
+/**
+ * Wraps `load` so that, serving over stdio with stdin a terminal (`terminal`, by default
+ * the process's), the loaded provider says so on stderr ({@link stdioBanner}).
+ */
+export function announcedOnTerminal(
+  load: () => Provider | Promise<Provider>,
+  serve: ServeOptions,
+  ask: string,
+  terminal: () => boolean = () => process.stdin.isTTY === true,
+): () => Promise<Provider> {
+  return async () => {
+    const provider = await load();
+    if (serve.http === undefined && serve.mcp === undefined && terminal()) {
+      process.stderr.write(stdioBanner(provider, ask));
+    }
+    return provider;
+  };
 }
 
 /**
@@ -156,6 +188,11 @@ async function serveWith(spec: ProviderCommandSpec, args: CommandArgs): Promise<
   if (code !== undefined) return code;
   // Loaded now: `--help` and a usage error load no transport.
   const { serveProvider } = await import("../transports/serve-provider.js");
-  await serveProvider(() => spec.toProvider(args), { ...serving, detail: spec.detail });
+  // Its own options stand for the ones given: a person reads this, not a program.
+  const ask = `ocp query "<goal>" -- ${spec.name} [its options]`;
+  await serveProvider(announcedOnTerminal(() => spec.toProvider(args), serving, ask), {
+    ...serving,
+    detail: spec.detail,
+  });
   return "serving";
 }
