@@ -11,9 +11,15 @@ import { assertReferenceValid } from "../test-support/reference-schema.js";
 
 const run = promisify(execFile);
 
-async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function ocp(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [OCP_BIN, ...args], { cwd: REPO });
+    const { stdout, stderr } = await run(process.execPath, [OCP_BIN, ...args], {
+      cwd: REPO,
+      env: { ...process.env, OCP_LOG: "", ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -64,6 +70,82 @@ describe("ocp query", () => {
     const notProvider = await ocp(["query", "test/test-support/child.ts", "x"]);
     expect(notProvider.code).toBe(1);
     expect(notProvider.stderr).toMatch(/has no provider/);
+  });
+});
+
+describe("a provider module that throws while loading", () => {
+  /** `path:line:column` of the line of `file` marked with `marker`, the column where `token` starts. */
+  function located(file: string, marker: string, token: string): string {
+    const lines = readFileSync(join(REPO, file), "utf8").split("\n");
+    const line = lines.findIndex((text) => text.includes(marker));
+    return `${file}:${line + 1}:${(lines[line] as string).indexOf(token) + 1}`;
+  }
+
+  it.each([
+    [
+      "a throw at its top level",
+      "query",
+      "test/fixtures/throwing-provider.ts",
+      "throws here",
+      "new ",
+      "the index file is missing",
+    ],
+    [
+      "defineProvider refusing it",
+      "serve",
+      "test/fixtures/misconfigured-provider.ts",
+      "refused here",
+      "defineProvider",
+      "defineProvider: name must be a non-empty string \\(H2\\)",
+    ],
+    [
+      "its factory throwing",
+      "query",
+      "test/fixtures/throwing-factory-provider.ts",
+      "throws here",
+      "new ",
+      "no such collection: notes",
+    ],
+  ])("names the file and line in its one-line error: %s", async (_, command, file, marker, token, message) => {
+    const args = command === "query" ? ["query", file, "goal"] : ["serve", file];
+    const { code, stdout, stderr } = await ocp(args);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    const at = located(file, marker, token).replaceAll(".", "\\.");
+    expect(stderr).toMatch(
+      new RegExp(`^ocp ${command}: could not load ${file.replaceAll(".", "\\.")}: ${message} \\(at ${at}\\)\\n$`),
+    );
+  });
+
+  it("prints the whole stack before that line with OCP_LOG=debug", async () => {
+    const file = "test/fixtures/misconfigured-provider.ts";
+    const { code, stderr } = await ocp(["query", file, "goal"], { OCP_LOG: "debug" });
+    expect(code).toBe(1);
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines.at(-1)).toMatch(
+      /^ocp query: could not load .*\(at test\/fixtures\/misconfigured-provider\.ts:\d+:\d+\)$/,
+    );
+    expect(stderr).toMatch(/^caused by: OcpError: defineProvider: name must be a non-empty string/m);
+    expect(stderr).toMatch(/^ {4}at .*misconfigured-provider\.ts:\d+:\d+\)?$/m);
+  });
+});
+
+describe("OCP_LOG=debug on a provider's own bin", () => {
+  it("prints the failure's stack before its one line, through the runner every bin shares", async () => {
+    const facts = join(REPO, "plugins/facts/bin/ocp-facts.js");
+    const missing = join(tmpdir(), "ocp-no-such-store.db");
+    const line = /^ocp-facts: no fact store at .*\(OCP_FACTS_NO_STORE\)$/;
+    const quiet = await run(process.execPath, [facts, "query", "--db", missing, "x"], {
+      env: { ...process.env, OCP_LOG: "" },
+    }).catch((error) => error as { stderr: string });
+    expect(quiet.stderr.trimEnd()).toMatch(line);
+    const loud = await run(process.execPath, [facts, "query", "--db", missing, "x"], {
+      env: { ...process.env, OCP_LOG: "debug" },
+    }).catch((error) => error as { stderr: string });
+    const lines = loud.stderr.trimEnd().split("\n");
+    expect(lines.at(-1)).toMatch(line);
+    expect(lines[0]).toMatch(/^FactError: no fact store at /);
+    expect(lines.slice(1, -1).every((text) => text.startsWith("    at "))).toBe(true);
   });
 });
 

@@ -157,6 +157,21 @@ export interface CommandSpec {
   describeFailure?(error: unknown): string;
 }
 
+/**
+ * With `OCP_LOG=debug`, the whole stack of `error` and of each error that caused it,
+ * ending in a newline: printed before a failure's one line, which shows only the
+ * message. Empty otherwise.
+ */
+export function debugStack(error: unknown): string {
+  if (process.env.OCP_LOG !== "debug") return "";
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && depth < 8; depth++) {
+    parts.push(current instanceof Error ? (current.stack ?? String(current)) : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return `${parts.join("\ncaused by: ")}\n`;
+}
+
 /** The default failure line's text: the message, and a coded error's code unless the message has it. */
 export function failureText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -218,7 +233,7 @@ export async function runCommand(
       io.stderr.write(usageErrorLine(program, error.message, synopsis));
       return 2;
     }
-    io.stderr.write(`${spec.name}: ${(spec.describeFailure ?? failureText)(error)}\n`);
+    io.stderr.write(`${debugStack(error)}${spec.name}: ${(spec.describeFailure ?? failureText)(error)}\n`);
     return 1;
   }
 }

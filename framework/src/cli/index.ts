@@ -13,6 +13,7 @@ export {
   type CommandIo,
   type CommandResult,
   type CommandSpec,
+  debugStack,
   failureText,
   type OptionSpecs,
   type ParseCommandOptions,

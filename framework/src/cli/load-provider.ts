@@ -5,8 +5,8 @@
  * (npm init's default) as well as in an ESM package.
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { isProvider, type Provider } from "../provider/provider.js";
 
@@ -40,19 +40,57 @@ export async function loadProvider(specifier: string): Promise<Provider> {
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new OcpError(ERROR_CODES.MODULE_LOAD, `could not load ${specifier}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw loadError(specifier, error);
   }
   // A module that ran as CommonJS arrives as { default: module.exports }: its own exports are one level down.
   const exports = typeof module.default === "object" && module.default !== null ? module.default : {};
   const { default: inner, provider: innerProvider } = exports as Record<string, unknown>;
   for (const candidate of [module.default, module.provider, inner, innerProvider]) {
-    const value = typeof candidate === "function" ? await (candidate as () => unknown)() : candidate;
+    let value: unknown = candidate;
+    try {
+      if (typeof candidate === "function") value = await (candidate as () => unknown)();
+    } catch (error) {
+      throw loadError(specifier, error);
+    }
     if (isProvider(value)) return value;
   }
   throw new OcpError(
     ERROR_CODES.MODULE_LOAD,
     `${specifier} has no provider: export default defineProvider({ ... }) (or a function returning one)`,
   );
+}
+
+/** The framework's own directory: its frames are never the user's. */
+const FRAMEWORK = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * Where in the user's code `error` was thrown: the first frame of its stack that is not
+ * Node's, a dependency's (node_modules) or the framework's — `src/provider.ts:12:9`,
+ * relative to `cwd` when inside it. Undefined when the stack has none.
+ */
+export function userFrame(error: unknown, cwd: string = process.cwd()): string | undefined {
+  const stack = (error as { stack?: unknown } | null)?.stack;
+  if (typeof stack !== "string") return undefined;
+  for (const line of stack.split("\n")) {
+    // "    at fn (/dir/file.ts:3:16)" or "    at /dir/file.ts:3:16", paths or file: URLs.
+    const found = /^\s+at (?:.*? \()?((?:file:\/\/)?\/[^()]*?):(\d+):(\d+)\)?$/.exec(line);
+    if (found === null) continue;
+    const file = (found[1] as string).startsWith("file:") ? fileURLToPath(found[1] as string) : (found[1] as string);
+    if (file.includes(`${sep}node_modules${sep}`) || file.startsWith(FRAMEWORK)) continue;
+    const shown = file.startsWith(cwd + sep) ? relative(cwd, file) : file;
+    return `${shown}:${found[2]}:${found[3]}`;
+  }
+  return undefined;
+}
+
+/** A module that threw while loading: its message, and where in the user's code (OCP_LOG=debug prints the stack). */
+function loadError(specifier: string, error: unknown): OcpError {
+  // One line, and paths under the working directory as the user typed them (a compile error names its file).
+  const message = (error instanceof Error ? error.message : String(error))
+    .replace(/\s*\n\s*/g, " ")
+    .replaceAll(`${process.cwd()}${sep}`, "")
+    .trim();
+  const at = userFrame(error);
+  const where = at === undefined || message.includes(at) ? "" : ` (at ${at})`;
+  return new OcpError(ERROR_CODES.MODULE_LOAD, `could not load ${specifier}: ${message}${where}`, { cause: error });
 }

@@ -9,7 +9,7 @@ import { describeError, ERROR_CODES, OcpError, UserError } from "../provider/err
 import { resolveTokenizer, TOKENIZERS } from "../tokens/registry.js";
 import { TRANSPORTS } from "../transports/table.js";
 import { wantsHelp } from "./args.js";
-import { CommandArgs, type OptionSpecs, parseCommandArgs, UsageError } from "./command.js";
+import { CommandArgs, debugStack, type OptionSpecs, parseCommandArgs, UsageError } from "./command.js";
 import { loadProvider } from "./load-provider.js";
 import { announcedOnTerminal, SERVE_OPTIONS, serveOptionsOf } from "./provider-command.js";
 import { COMMAND_HELP, CommandUsageError, commandUsage, overview, versionText } from "./usage.js";
@@ -186,7 +186,7 @@ export async function main(argv: string[]): Promise<number> {
     const said = coded ? (error as Error).message : describeError(error);
     const named = ["query", "serve", "mcp", "bench"];
     const program = command !== undefined && named.includes(command) ? `ocp ${command}` : "ocp";
-    process.stderr.write(`${program}: ${said}\n`);
+    process.stderr.write(`${debugStack(error)}${program}: ${said}\n`);
     return error instanceof OcpError && error.code === ERROR_CODES.USAGE ? 2 : 1;
   }
 }
