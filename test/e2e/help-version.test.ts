@@ -44,7 +44,7 @@ async function run(bin: Bin, args: string[]): Promise<{ code: number; stdout: st
 /** Each bin's commands, with the words that put one on the line (the bin itself is `[]`). */
 const COMMANDS: [Bin, string[]][] = [
   ["ocp", []],
-  ...["serve", "query", "bench", "inspect", "add", "generate"].map((c): [Bin, string[]] => ["ocp", [c]]),
+  ...["serve", "mcp", "query", "bench", "inspect", "eval", "add", "generate"].map((c): [Bin, string[]] => ["ocp", [c]]),
   ["ocp", ["inspect", "stdio"]],
   ["ocp-inspect", []],
   ["ocp-inspect", ["stdio"]],
@@ -86,8 +86,19 @@ describe.concurrent("--help and -h", () => {
     expect(stdout).toContain("--max-tokens N");
   });
 
-  it("ocp help <command> is ocp <command> --help", async () => {
-    expect((await run("ocp", ["help", "serve"])).stdout).toBe((await run("ocp", ["serve", "--help"])).stdout);
+  it.each(["serve", "mcp", "query", "bench", "inspect", "eval", "add", "generate"])(
+    "ocp help %s is the command's own --help",
+    async (command) => {
+      const [help, flag] = await Promise.all([run("ocp", ["help", command]), run("ocp", [command, "--help"])]);
+      expect(help).toEqual({ code: 0, stdout: flag.stdout, stderr: "" });
+    },
+  );
+
+  it("ocp --help says what each command does in a whole sentence, not a line cut mid-sentence", async () => {
+    const { stdout } = await run("ocp", ["--help"]);
+    const said = stdout.split("\n").filter((line) => line.startsWith("      "));
+    expect(said).toHaveLength(8);
+    for (const line of said) expect(line).toMatch(/^ {6}[A-Z][^\n]*\.$/);
   });
 });
 

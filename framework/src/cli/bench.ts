@@ -77,20 +77,19 @@ export async function benchCommand(args: string[]): Promise<void> {
   }
 }
 
+/** The options of `ocp bench`. */
+export const BENCH_OPTIONS = {
+  goals: { type: "string" },
+  goal: { type: "string", multiple: true },
+  budget: { type: "string" },
+  "max-frames": { type: "string" },
+  rounds: { type: "string" },
+  tokenizers: { type: "string" },
+  json: { type: "boolean", default: false },
+} as const;
+
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      goals: { type: "string" },
-      goal: { type: "string", multiple: true },
-      budget: { type: "string" },
-      "max-frames": { type: "string" },
-      rounds: { type: "string" },
-      tokenizers: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
+  return parseArgs({ args, allowPositionals: true, options: BENCH_OPTIONS });
 }
 
 const ms = (value: number) => (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0));

@@ -51,6 +51,26 @@ Example:
 docs/eval.md says what each metric means and which commits qualify.
 `;
 
+/** The options of `ocp eval` (read with `--no-` forms: `--no-baseline`). */
+export const EVAL_OPTIONS = {
+  repo: { type: "string" },
+  rev: { type: "string" },
+  cases: { type: "string" },
+  root: { type: "string" },
+  seed: { type: "string" },
+  budget: { type: "string" },
+  "max-frames": { type: "string" },
+  runs: { type: "string" },
+  prepare: { type: "string" },
+  timeout: { type: "string" },
+  "work-dir": { type: "string" },
+  tokenizer: { type: "string" },
+  baseline: { type: "boolean", default: true },
+  "allow-egress": { type: "boolean", default: false },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
 function usageError(message: string): OcpError {
   return new OcpError(ERROR_CODES.USAGE, `${message}\n\n${EVAL_USAGE}`);
 }
@@ -114,24 +134,7 @@ export async function evalMain(argv: readonly string[]): Promise<number> {
       args: own,
       allowPositionals: false,
       allowNegative: true,
-      options: {
-        repo: { type: "string" },
-        rev: { type: "string" },
-        cases: { type: "string" },
-        root: { type: "string" },
-        seed: { type: "string" },
-        budget: { type: "string" },
-        "max-frames": { type: "string" },
-        runs: { type: "string" },
-        prepare: { type: "string" },
-        timeout: { type: "string" },
-        "work-dir": { type: "string" },
-        tokenizer: { type: "string" },
-        baseline: { type: "boolean", default: true },
-        "allow-egress": { type: "boolean", default: false },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
+      options: EVAL_OPTIONS,
     }));
   } catch (error) {
     throw usageError(argsErrorMessage(error) ?? (error as Error).message);

@@ -27,7 +27,8 @@ import { renderReport, renderSample } from "./inspect-render.js";
 /** Which command line is speaking, for usage text and messages. */
 export type InspectProgram = "ocp inspect" | "ocp-inspect";
 
-function usage(program: InspectProgram): string {
+/** `ocp inspect --help` (and `ocp-inspect --help`). */
+export function inspectUsage(program: InspectProgram): string {
   return `${program} — prove an Open Context Protocol (ocp/1.0-draft) provider conformant
 
 Usage:
@@ -63,7 +64,7 @@ interface Parsed {
 }
 
 /** The inspector's own options, then each transport's (such as http's `--token`). */
-const OPTIONS = Object.assign(
+export const INSPECT_OPTIONS = Object.assign(
   {
     query: { type: "string" },
     "allow-no-frames": { type: "boolean" },
@@ -123,9 +124,9 @@ export async function inspectMain(argv: readonly string[], program: InspectProgr
     {
       name: program,
       version: CORE_VERSION,
-      usage: usage(program),
+      usage: inspectUsage(program),
       synopsis: WIRE_TRANSPORTS.map((name) => `${program} ${TRANSPORTS[name].inspect.synopsis}`).join(" | "),
-      options: OPTIONS,
+      options: INSPECT_OPTIONS,
       positionals: Number.POSITIVE_INFINITY,
       passThrough: true,
       emptyUsage: "stdout",

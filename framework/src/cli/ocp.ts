@@ -19,6 +19,19 @@ function usageError(command: string | undefined, message: string): CommandUsageE
   return new CommandUsageError(command, message);
 }
 
+const { http, token, "allow-origin": allowOrigin, "allow-egress": allowEgress } = SERVE_OPTIONS;
+/** The options of `ocp serve`: the provider bins' serving options, but MCP's (that is `ocp mcp`). */
+export const SERVE_COMMAND_OPTIONS = { http, token, "allow-origin": allowOrigin } as const satisfies OptionSpecs;
+/** The options of `ocp mcp`. */
+export const MCP_COMMAND_OPTIONS = {
+  http,
+  token,
+  "allow-egress": allowEgress,
+  "tool-name": { type: "string" },
+  "max-sessions": { type: "string" },
+  tokenizer: { type: "string" },
+} as const satisfies OptionSpecs;
+
 /**
  * The module and serving options of `ocp serve`/`ocp mcp`, read and checked as every
  * provider bin reads them (provider-command.ts), its usage errors worded for `command`.
@@ -37,8 +50,7 @@ function servingLine(command: "serve" | "mcp", args: string[], options: OptionSp
 }
 
 async function serveCommand(args: string[]): Promise<void> {
-  const { http, token, "allow-origin": allowOrigin } = SERVE_OPTIONS;
-  const { module, serve } = servingLine("serve", args, { http, token, "allow-origin": allowOrigin });
+  const { module, serve } = servingLine("serve", args, SERVE_COMMAND_OPTIONS);
   // Loaded here: the HTTP server's modules are no cost to `ocp query` or `ocp --help`.
   const { serveProvider } = await import("../transports/serve-provider.js");
   // Over stdio the module loads after stdout is guarded: whatever it prints must not reach the host.
@@ -50,16 +62,7 @@ async function serveCommand(args: string[]): Promise<void> {
 
 /** `ocp mcp`: the bridge package is loaded only now, so the core never depends on it. */
 async function mcpCommand(args: string[]): Promise<void> {
-  const { http, token, "allow-egress": allowEgress } = SERVE_OPTIONS;
-  const options = {
-    http,
-    token,
-    "allow-egress": allowEgress,
-    "tool-name": { type: "string" },
-    "max-sessions": { type: "string" },
-    tokenizer: { type: "string" },
-  } as const;
-  const { module, args: line, serve } = servingLine("mcp", args, options);
+  const { module, args: line, serve } = servingLine("mcp", args, MCP_COMMAND_OPTIONS);
   const sessions = line.string("max-sessions");
   if (sessions !== undefined && serve.http === undefined) throw usageError("mcp", "--max-sessions needs --http");
   const maxSessions = sessions === undefined ? undefined : Number(sessions);

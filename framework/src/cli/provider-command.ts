@@ -152,6 +152,15 @@ export function runProviderCommand(
   argv: readonly string[] = process.argv.slice(2),
   io?: CommandIo,
 ): Promise<number | "serving"> {
+  return runCommand(providerCommandSpec(spec), argv, io);
+}
+
+/**
+ * The command {@link runProviderCommand} runs for `spec`: its options with the serving
+ * ones added (to `serve`, with subcommands), its help and its synopsis. What a test
+ * of a bin's help against its parser reads.
+ */
+export function providerCommandSpec(spec: ProviderCommandSpec): CommandSpec {
   const serve = (args: CommandArgs) => serveWith(spec, args);
   const command: CommandSpec = {
     name: spec.name,
@@ -173,7 +182,7 @@ export function runProviderCommand(
       serve: { options: { ...spec.serveOptions, ...SERVE_OPTIONS }, run: serve },
     };
   }
-  return runCommand(command, argv, io);
+  return command;
 }
 
 async function serveWith(spec: ProviderCommandSpec, args: CommandArgs): Promise<number | "serving"> {
@@ -190,9 +199,12 @@ async function serveWith(spec: ProviderCommandSpec, args: CommandArgs): Promise<
   const { serveProvider } = await import("../transports/serve-provider.js");
   // Its own options stand for the ones given: a person reads this, not a program.
   const ask = `ocp query "<goal>" -- ${spec.name} [its options]`;
-  await serveProvider(announcedOnTerminal(() => spec.toProvider(args), serving, ask), {
-    ...serving,
-    detail: spec.detail,
-  });
+  await serveProvider(
+    announcedOnTerminal(() => spec.toProvider(args), serving, ask),
+    {
+      ...serving,
+      detail: spec.detail,
+    },
+  );
   return "serving";
 }

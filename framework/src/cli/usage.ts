@@ -5,6 +5,7 @@
  */
 import { ERROR_CODES, OcpError } from "../provider/errors.js";
 import { CORE_VERSION } from "../provider/plugin.js";
+import { TOKENIZERS } from "../tokens/registry.js";
 import { FRAME_KINDS } from "../wire/schemas.js";
 import { PROTOCOL_VERSION } from "../wire/version.js";
 import { usageErrorLine } from "./args.js";
@@ -52,8 +53,8 @@ Options:
                        in use, a new client gets 503 unless one has been idle for 5 minutes
   --allow-egress       consent to serve a provider that declares egress (data leaves the machine)
   --tool-name NAME     the tool's name (default get_context)
-  --tokenizer NAME     count max_tokens in the client's model's tokenizer: o200k_base, cl100k_base,
-                       canonical, llama3, gemma3, qwen3, deepseek_v3 (default: the provider's own)`,
+  --tokenizer NAME     count max_tokens in the client's model's tokenizer (default: the provider's
+                       own): ${TOKENIZERS.join(", ")}`,
   },
   query: {
     synopsis: [

@@ -29,6 +29,19 @@ const SYNOPSIS = {
   generate: "create-ocp-provider generate plugin <name> [--kind doc] [--provider src/provider.ts] [--no-wire]",
 };
 
+/** The options of `add plugin` (exported, as those of `generate plugin`, for the test of the help against them). */
+export const ADD_OPTIONS = {
+  file: { type: "string", default: "src/provider.ts" },
+  "no-package-json": { type: "boolean", default: false },
+} as const;
+
+/** The options of `generate plugin`. */
+export const GENERATE_OPTIONS = {
+  kind: { type: "string" },
+  provider: { type: "string" },
+  "no-wire": { type: "boolean", default: false },
+} as const;
+
 /** A usage error of `add` or `generate`: one line, with the command's synopsis. */
 function usage(command: keyof typeof SYNOPSIS, message: string): CreateError {
   return new CreateError(
@@ -56,10 +69,7 @@ export async function addCommand(args: string[]): Promise<number> {
     parseArgs({
       args,
       allowPositionals: true,
-      options: {
-        file: { type: "string", default: "src/provider.ts" },
-        "no-package-json": { type: "boolean", default: false },
-      },
+      options: ADD_OPTIONS,
     }),
   );
   const [what, name, ...rest] = positionals;
@@ -95,11 +105,7 @@ export async function generateCommand(args: string[]): Promise<number> {
     parseArgs({
       args,
       allowPositionals: true,
-      options: {
-        kind: { type: "string" },
-        provider: { type: "string" },
-        "no-wire": { type: "boolean", default: false },
-      },
+      options: GENERATE_OPTIONS,
     }),
   );
   const [what, name, ...rest] = positionals;

@@ -42,7 +42,7 @@ export const CREATE_USAGE = `Usage: npm create ocp-provider [dir] -- [options]
        npx create-ocp-provider [dir] [options]
 
 Options:
-  --template <name>     ${TEMPLATE_NAMES.join(" | ")} (default blank)
+  --template, -t <name> ${TEMPLATE_NAMES.join(" | ")} (default blank)
   --index <kind>        for --template search-index: ${INDEX_KINDS.join(" | ")} (default lunr)
   --transport <name>    ${TRANSPORTS.join(" | ")} (default stdio)
   --name <name>         npm package name (default: from the directory name)
@@ -79,7 +79,8 @@ function oneOf<T extends string>(flag: string, value: string | undefined, choice
   return value as T;
 }
 
-const OPTIONS = {
+/** The options of the create command (exported for the test of its help against them). */
+export const CREATE_OPTIONS = {
   template: { type: "string", short: "t" },
   index: { type: "string" },
   transport: { type: "string" },
@@ -93,9 +94,9 @@ const OPTIONS = {
 
 /** The flags, parsed and checked; undefined where the person gave nothing. */
 export function parseCreateArgs(args: string[]) {
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof CREATE_OPTIONS }>>;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: OPTIONS });
+    parsed = parseArgs({ args, allowPositionals: true, options: CREATE_OPTIONS });
   } catch (error) {
     throw usage(argsErrorMessage(error) ?? (error as Error).message);
   }

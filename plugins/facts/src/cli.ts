@@ -12,7 +12,7 @@ import { once } from "node:events";
 import { createWriteStream, existsSync, openSync, renameSync, rmSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { type CommandArgs, type Subcommand, UsageError } from "ocp-provider/cli";
-import { runProviderCommand } from "ocp-provider/serve";
+import { type ProviderCommandSpec, runProviderCommand } from "ocp-provider/serve";
 import { renderErasure, renderFacts, renderHits, renderImport, renderWrite } from "./cli-render.js";
 import { type ImportSummary, importJsonl } from "./import-file.js";
 import { type OpenFactStoreOptions, openFactStore } from "./open.js";
@@ -20,6 +20,35 @@ import { pgEndpoint, pgIsLocal, pgLocation } from "./pg-url.js";
 import { createFactsProvider, VERSION } from "./plugin.js";
 import { toRecord } from "./records.js";
 import type { FactStore } from "./store.js";
+
+/** The time options some commands take, and what each means. */
+const TIME_OPTIONS = [
+  ["as-of", "--as-of is valid time (what was true then)"],
+  ["as-known-at", "--as-known-at is system time (what the store knew then)"],
+] as const;
+
+/** The options only `serve` takes, besides the runner's serving ones. */
+const SERVE_ONLY_OPTIONS = {
+  "as-known-at": { type: "string" },
+  name: { type: "string" },
+  "store-name": { type: "string" },
+} as const;
+
+/**
+ * What the help of every command ends with; the sentence on time options names only
+ * those `command` takes (all of them in the whole usage).
+ */
+function sharedTail(command?: string): string {
+  const takes = (option: string) =>
+    command === undefined ||
+    Object.hasOwn(command === "serve" ? SERVE_ONLY_OPTIONS : (COMMANDS[command]?.options ?? {}), option);
+  const times = TIME_OPTIONS.filter(([option]) => takes(option)).map(([, text]) => text);
+  return `--json prints results as JSON. Times are RFC 3339 (2024-05-01T09:30:00Z, any UTC offset)
+or a date (2024-05-01, midnight UTC).${times.length === 0 ? "" : ` ${times.join(";\n")}.`}
+"ocp-facts <command> --help" shows one command; "ocp-facts --version" the version.
+Exit codes: 0 success, 1 failure, 2 usage error.
+`;
+}
 
 const USAGE = `ocp-facts — a bi-temporal fact store, served over the Open Context Protocol
 
@@ -51,12 +80,7 @@ Serve (OCP provider):
       --mcp: serve MCP clients (one get_context tool; needs ocp-provider-mcp); a store on a
       remote PostgreSQL server is egress, served over MCP only with --allow-egress
 
---json prints results as JSON. Times are RFC 3339 (2024-05-01T09:30:00Z, any UTC offset)
-or a date (2024-05-01, midnight UTC). --as-of is valid time (what was true then);
---as-known-at is system time (what the store knew then).
-"ocp-facts <command> --help" shows one command; "ocp-facts --version" the version.
-Exit codes: 0 success, 1 failure, 2 usage error.
-`;
+${sharedTail()}`;
 
 /** The store options: every command takes them, before or after its name. */
 const STORE_OPTIONS = {
@@ -348,8 +372,7 @@ function commandLines(command: string): string[] {
 
 /** `ocp-facts <command> --help`: the command's lines of USAGE, and what every command shares. */
 function commandUsage(command: string): string {
-  const tail = USAGE.slice(USAGE.indexOf("--json prints"));
-  return `Usage:\n  ${commandLines(command).join("\n  ")}\n\n${STORE_LINE}\n\n${tail}`;
+  return `Usage:\n  ${commandLines(command).join("\n  ")}\n\n${STORE_LINE}\n\n${sharedTail(command)}`;
 }
 
 const STORE_LINE =
@@ -368,39 +391,37 @@ function synopsis(command: string | undefined): string {
  * once `serve` listens over HTTP (over stdio the process ends with the session).
  */
 export function main(argv: readonly string[]): Promise<number | "serving"> {
+  return runProviderCommand(factsCommand(), argv);
+}
+
+/** `ocp-facts` as the runner knows it (exported for the test of its help against its options). */
+export function factsCommand(): ProviderCommandSpec {
   // Where the store lives, for the "listening on" line; known once serve opened it.
   let location = "";
-  return runProviderCommand(
-    {
-      name: "ocp-facts",
-      version: VERSION,
-      usage: USAGE,
-      synopsis,
-      options: STORE_OPTIONS,
-      commands: COMMANDS,
-      commandUsage,
-      serveOptions: {
-        "as-known-at": { type: "string" },
-        name: { type: "string" },
-        "store-name": { type: "string" },
-      },
-      check: (args) => {
-        const store = storeOptions(args, false);
-        // Consent before the server is even contacted; the bridge checks the declared data flow again.
-        if (args.flag("mcp") && !args.flag("allow-egress") && store.pg !== undefined && !pgIsLocal(store.pg)) {
-          throw new UsageError(
-            `the store at ${pgLocation(pgEndpoint({ connectionString: store.pg }))} is not on this machine: ` +
-              "served over MCP, queries would leave it; add --allow-egress to consent",
-          );
-        }
-      },
-      async toProvider(args) {
-        const store = await openFactStore({ ...storeOptions(args, false), name: args.string("store-name") });
-        location = store.backend.location;
-        return createFactsProvider({ store, asKnownAt: args.string("as-known-at"), providerName: args.string("name") });
-      },
-      detail: () => location,
+  return {
+    name: "ocp-facts",
+    version: VERSION,
+    usage: USAGE,
+    synopsis,
+    options: STORE_OPTIONS,
+    commands: COMMANDS,
+    commandUsage,
+    serveOptions: SERVE_ONLY_OPTIONS,
+    check: (args) => {
+      const store = storeOptions(args, false);
+      // Consent before the server is even contacted; the bridge checks the declared data flow again.
+      if (args.flag("mcp") && !args.flag("allow-egress") && store.pg !== undefined && !pgIsLocal(store.pg)) {
+        throw new UsageError(
+          `the store at ${pgLocation(pgEndpoint({ connectionString: store.pg }))} is not on this machine: ` +
+            "served over MCP, queries would leave it; add --allow-egress to consent",
+        );
+      }
     },
-    argv,
-  );
+    async toProvider(args) {
+      const store = await openFactStore({ ...storeOptions(args, false), name: args.string("store-name") });
+      location = store.backend.location;
+      return createFactsProvider({ store, asKnownAt: args.string("as-known-at"), providerName: args.string("name") });
+    },
+    detail: () => location,
+  };
 }

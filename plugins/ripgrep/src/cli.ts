@@ -70,8 +70,8 @@ function providerOptions(args: CommandArgs): RipgrepProviderOptions {
   };
 }
 
-/** `ocp-ripgrep` as the runner knows it. */
-const COMMAND: ProviderCommandSpec = {
+/** `ocp-ripgrep` as the runner knows it (exported for the test of its help against its options). */
+export const COMMAND: ProviderCommandSpec = {
   name: "ocp-ripgrep",
   version: PACKAGE_VERSION,
   usage: USAGE,

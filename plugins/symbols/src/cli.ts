@@ -105,8 +105,8 @@ async function indexOnce(options: SymbolsOptions): Promise<number> {
   }
 }
 
-/** `ocp-symbols` as the runner knows it. */
-const COMMAND: ProviderCommandSpec = {
+/** `ocp-symbols` as the runner knows it (exported for the test of its help against its options). */
+export const COMMAND: ProviderCommandSpec = {
   name: "ocp-symbols",
   // Lazily: the plugin module loads the parsers, which `--help` does not need.
   version: async () => (await import("./plugin.js")).PACKAGE_VERSION,
