@@ -303,6 +303,13 @@ const PLAN: Record<string, (command: string) => Promise<unknown>> = {
 
   "npx ocp-ripgrep --root . --mcp": (command) => mcpOverStdio(command, "token budget"),
 
+  'npx ocp query "where is runConformance defined?" -- npx ocp-ripgrep --root framework/src': (command) =>
+    runs(command, copy, (d) =>
+      /^ 1\. snippet .* export async function runConformance\(/m.test(d.stdout)
+        ? undefined
+        : "not its definition first",
+    ),
+
   "npm run create -- my-provider --template facts": (command) =>
     runs(
       command,
