@@ -41,7 +41,9 @@ describe("ocp query -- CMD ARGS…", () => {
   const bin = ["--", process.execPath, RIPGREP_BIN, "--root", "framework/src/pack"];
   const goal = "packFrames budget";
 
-  it("asks the real ocp-ripgrep bin and shows what in-process shows, as JSON and for a person", async () => {
+  it("asks the real ocp-ripgrep bin and shows what in-process shows, as JSON and for a person", {
+    timeout: 120_000,
+  }, async () => {
     const [spawned, inProcess, spawnedText, inProcessText] = await Promise.all([
       ocp(["query", goal, "--json", "--max-frames", "3", ...bin]),
       ocp(["query", "test/fixtures/ripgrep-provider.ts", goal, "--json", "--max-frames", "3"]),
@@ -113,7 +115,9 @@ describe("ocp query -- CMD ARGS…", () => {
 });
 
 describe("ocp query --http URL", () => {
-  it("asks a provider serving HTTP, with its token, and shows what in-process shows", async () => {
+  it("asks a provider serving HTTP, with its token, and shows what in-process shows", {
+    timeout: 120_000,
+  }, async () => {
     const server = await startListening(process.execPath, [
       OCP_BIN,
       "serve",
