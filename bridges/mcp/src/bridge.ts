@@ -119,7 +119,11 @@ export function createMcpBridge(provider: Provider, options: McpBridgeOptions = 
     );
   }
   // The renderer counts the frames' contents with the counter that costed them: a memo hit, not a second count.
-  const answer = createBudgetedAnswerer(provider, createContextRenderer(provider.counterFor(tokenizer)), tokenizer);
+  const answer = createBudgetedAnswerer(
+    provider,
+    createContextRenderer(provider.counterFor(tokenizer), { root: provider.root }),
+    tokenizer,
+  );
   const input = inputSchema(provider, limits);
   const output = outputSchema();
   const description = toolDescription(provider, limits);

@@ -88,8 +88,10 @@ export function createBudgetedAnswerer(
   tokenizer: TokenizerName = provider.counter.tokenizer,
 ): BudgetedAnswerer {
   const queryOptions = (signal: AbortSignal | undefined) => ({ signal, tokenizer });
-  // Learned from the last answer: the wrapper's cost per frame, and how many frames per token of budget it held.
-  let perFrameCost = 64;
+  // Learned from the last answer: the wrapper's mean cost per frame (rounded up once, on the total: rounded per
+  // frame it reserved up to a token per frame too many), and how many frames per token of budget it held. At
+  // first, about what a marker line with its citation costs.
+  let perFrameCost = 16;
   let framesPerToken = 1 / 320;
   let fixedCost: number | undefined;
 
@@ -97,7 +99,7 @@ export function createBudgetedAnswerer(
     const budget = query.max_tokens;
     fixedCost ??= renderer.layout([]).count(0, { truncated: true, dropped: 999_999, maxTokens: budget });
     const expectedFrames = Math.min(query.max_frames, Math.max(1, Math.round(budget * framesPerToken)));
-    let queryBudget = Math.max(0, budget - fixedCost - perFrameCost * expectedFrames);
+    let queryBudget = Math.max(0, budget - fixedCost - Math.ceil(perFrameCost * expectedFrames));
     let best: Candidate | undefined;
     const consider = (candidate: Candidate) => {
       if (best === undefined || candidate.content > best.content) best = candidate;
@@ -142,7 +144,7 @@ export function createBudgetedAnswerer(
     const rendering = chosen.layout.finish(chosen.shown, chosen.closing);
     fixedCost = chosen.layout.count(0, chosen.closing);
     if (chosen.shown > 0) {
-      perFrameCost = Math.max(1, Math.ceil((rendering.tokens - fixedCost - chosen.content) / chosen.shown));
+      perFrameCost = Math.max(1, (rendering.tokens - fixedCost - chosen.content) / chosen.shown);
       framesPerToken = chosen.shown / budget;
     }
     const result: ContextQueryResult =
