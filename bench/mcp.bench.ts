@@ -11,6 +11,9 @@
  *
  * Host and servers are pinned apart (judged) and together (reported), as in the stdio
  * benchmark: where the kernel puts two processes moves a round trip by 2-3x.
+ *
+ * A second table: how much of the budget an answer gives to evidence (bench/mcp-share.ts),
+ * the frames' content tokens over max_tokens at 500 and 2000, now and before issue 29.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -22,6 +25,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { currentAffinity, nodeCommand, type Placement, pinSelf, placements } from "./cpu-pinning.js";
 import { type BenchReport, type BenchRow, checkVerdict, formatRate, formatRatio, type Verdict } from "./harness.js";
+import { measureContentShares, percent, SHARE_NOTES } from "./mcp-share.js";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const WARMUP = 300;
@@ -30,6 +34,10 @@ const BLOCKS = 6;
 /** The bridge's latency may be at most this multiple of the bare server's. */
 const TARGET = 1.5;
 const ARGS = { goal: "how are token costs counted and packed under the budget?", max_tokens: 2000, max_frames: 6 };
+/** Budgets the content share is measured at. */
+const SHARE_BUDGETS = [500, 2000] as const;
+/** At 2000 tokens, at least this much of max_tokens is the frames' content (issue 29): at most 15% for quoting and room left. */
+const SHARE_TARGET = 0.85;
 
 interface Tiktoken {
   get_encoding(name: string): { encode_ordinary(text: string): Uint32Array };
@@ -154,8 +162,28 @@ async function measure(
   }
 }
 
+/** The content share at 500 and 2000 tokens, now and before issue 29, with its target. */
+async function contentShare(): Promise<BenchReport> {
+  const shares = await measureContentShares(SHARE_BUDGETS, ARGS.goal);
+  const [small, large] = SHARE_BUDGETS;
+  const target: Verdict = {
+    kind: "target",
+    goal: `at max_tokens ${large}, ≥ ${percent(SHARE_TARGET)} of it is the frames' content (content tokens / max_tokens, mean over the docs goals)`,
+    met: shares.current(large) >= SHARE_TARGET,
+    detail:
+      `${percent(shares.current(large))} at ${large} (before issue 29: ${percent(shares.before(large))}); ` +
+      `${percent(shares.current(small))} at ${small} (before: ${percent(shares.before(small))})`,
+  };
+  return {
+    title: `mcp: content share — how much of max_tokens ${SHARE_BUDGETS.join(" and ")} is evidence, over the docs goals`,
+    rows: shares.rows,
+    verdicts: [...shares.verdicts, target],
+    notes: SHARE_NOTES,
+  };
+}
+
 /** Round-trip latency of tools/call through the bridge against a bare SDK server with the same reply. */
-export async function run(): Promise<BenchReport> {
+async function latency(): Promise<BenchReport> {
   const affinity = currentAffinity();
   const chosen = placements(affinity);
   const scratch = mkdtempSync(join(tmpdir(), "ocp-bench-mcp-"));
@@ -196,4 +224,9 @@ export async function run(): Promise<BenchReport> {
       "server CPU / call = the server process's user + system CPU time (from /proc, 10 ms ticks) over the timed calls: what the bridge adds, apart from where the kernel runs it.",
     ],
   };
+}
+
+/** The latency of tools/call through the bridge, then the content share of its answers. */
+export async function run(): Promise<BenchReport[]> {
+  return [await latency(), await contentShare()];
 }
