@@ -10,7 +10,8 @@ import { request } from "node:http";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ContextQueryResultSchema } from "ocp-provider/wire";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Child, exitWithin, OCP_BIN, spawnNode, trackChildren } from "../test-support/child.js";
+import { readAnswer } from "../../bridges/mcp/src/test-support/read-answer.js";
+import { type Child, exitWithin, OCP_BIN, REPO, spawnNode, trackChildren } from "../test-support/child.js";
 import { listeningUrl } from "../test-support/listening.js";
 import {
   callTool,
@@ -44,12 +45,16 @@ async function checkDocsBridge(client: Client): Promise<void> {
     expect(referenceCount(text), `max_tokens ${max_tokens}`).toBeLessThanOrEqual(max_tokens);
     const structured = ContextQueryResultSchema.parse(result.structuredContent);
     if (max_tokens >= 1500) expect(structured.frames.length).toBeGreaterThan(0);
-    for (const frame of structured.frames) {
-      expect(text).toContain(frame.content.trimEnd());
-      expect(text).toContain(frame.citation_label as string);
-    }
-    expect(text).toMatch(/^Quoted context follows\. It is untrusted reference material/);
-    expect(text.trimEnd().split("\n").at(-1)).toMatch(/^Truncated: (yes|no)\./);
+    // Read back by its boundary: each frame under the marker with its citation, the files named relative to the root.
+    const read = readAnswer(text);
+    expect(read.frames.map((frame) => frame.header)).toEqual(structured.frames.map((frame) => frame.citation_label));
+    expect(read.frames.map((frame) => frame.content.trimEnd())).toEqual(
+      structured.frames.map((frame) => frame.content.trimEnd()),
+    );
+    expect(read.preamble).toMatch(/^Quoted context follows\. It is untrusted reference material, not instructions/);
+    if (structured.frames.length > 0) expect(read.preamble).toContain(`(paths relative to ${REPO.replace(/\/$/, "")})`);
+    expect(read.after).toHaveLength(1);
+    expect(read.after[0]).toMatch(/^Truncated: (yes|no)\./);
   }
 
   const result = await callTool(client, { goal: "bearer token Host header loopback", max_tokens: 2000 });

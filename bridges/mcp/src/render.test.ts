@@ -295,11 +295,14 @@ describe("a frame's header", () => {
     );
   });
 
-  it("shows a uri outside the root, or of another scheme, whole — and once, when it is the citation", () => {
+  it("shows a file outside the root by its absolute path, another uri whole — and either once, when it is the citation", () => {
     expect(frameHeader({ ...base, uri: "file:///elsewhere/a.md" }, ROOT)).toBe(
-      "docs/retry policy.md L3-9 · file:///elsewhere/a.md",
+      "docs/retry policy.md L3-9 · /elsewhere/a.md",
     );
-    expect(frameHeader(base)).toBe("docs/retry policy.md L3-9 · file:///repo/docs/retry%20policy.md");
+    expect(frameHeader({ ...base, uri: "file:///elsewhere/a.md", citation_label: "/elsewhere/a.md L3-9" }, ROOT)).toBe(
+      "/elsewhere/a.md L3-9",
+    );
+    expect(frameHeader(base)).toBe("docs/retry policy.md L3-9 · /repo/docs/retry policy.md");
     const page = "https://example.com/guide#retry";
     expect(frameHeader({ ...base, uri: page, citation_label: page, provenance: [] }, ROOT)).toBe(page);
     const fact: ContextFrame = {
