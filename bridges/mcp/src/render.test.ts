@@ -8,6 +8,7 @@
  * whatever they hold — fake markers, fake closing lines, the boundary drawn first. And
  * the wrapper is cheap: a few tokens per frame beyond its citation.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import fc from "fast-check";
 import { createTokenCounter } from "ocp-provider";
@@ -306,6 +307,56 @@ describe("the rendered text", () => {
     const whole = recount("o200k_base", layout.finish(frames.length, closing).text);
     expect(content / whole).toBeGreaterThan(0.85);
     expect(whole).toBeLessThanOrEqual(2000);
+  });
+});
+
+describe("the example in docs/mcp.md", () => {
+  it("is what the renderer writes for its frames", () => {
+    const counter = createTokenCounter();
+    const frame = (fields: Partial<ContextFrame> & Pick<ContextFrame, "id" | "content">): ContextFrame => ({
+      kind: "doc",
+      title: fields.id,
+      score: 1,
+      provenance: [],
+      relations: [],
+      ...fields,
+      token_cost: counter.count(fields.content),
+    });
+    const frames = [
+      frame({
+        id: "tokens",
+        title: "Token costs",
+        content: "# Token costs\n\nEvery frame's `token_cost` is the exact number of tokens of its `content`.\n",
+        uri: "file:///home/me/project/docs/tokens.md",
+        provenance: [{ type: "file", range: "L1-3" }],
+        citation_label: "docs/tokens.md L1-3",
+      }),
+      frame({
+        id: "pack",
+        kind: "snippet",
+        content:
+          "export function packFrames(candidates, options) {\n  // Greedy by score per token, then cut at whole lines.\n}\n",
+        uri: "file:///home/me/project/src/pack.ts",
+        provenance: [{ type: "file", range: "L12-14" }],
+        citation_label: "src/pack.ts L12-14",
+      }),
+      frame({
+        id: "fact-42",
+        kind: "fact",
+        title: "alice · works_at",
+        content: "alice works at Acme.\n",
+        uri: "fact://company/42",
+        provenance: [{ type: "fact" }],
+        citation_label: "fact 42 (valid since 2024-01-01)",
+      }),
+    ];
+    const renderer = createContextRenderer(counter, { root: "/home/me/project", random: () => bytesOf(482913n) });
+    const { text: rendered, tokens } = renderer
+      .layout(frames)
+      .finish(3, { truncated: true, dropped: 23, maxTokens: 500 });
+    expect(tokens).toBe(recount("o200k_base", rendered));
+    const doc = readFileSync(new URL("../../../docs/mcp.md", import.meta.url), "utf8");
+    expect(doc).toContain(`\`\`\`text\n${rendered}\`\`\``);
   });
 });
 
