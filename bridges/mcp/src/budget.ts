@@ -112,7 +112,7 @@ export function createBudgetedAnswerer(
         { ...query, max_tokens: queryBudget },
         { ...queryOptions(signal), incomplete },
       );
-      const layout = renderer.layout(result.frames);
+      const layout = renderer.layout(result.frames, incomplete);
       const all = result.frames.length;
       const closing = closingOf(result, budget, incomplete);
       const tokens = layout.count(all, closing);

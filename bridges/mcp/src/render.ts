@@ -14,8 +14,8 @@
  * ```
  *
  * Why it is safe: B is drawn after the material was written (contents, header fields,
- * the root, the instruction) and drawn again while any of it holds B, so every B in the
- * text is the bridge's: content cannot close the quote, open a frame or write a line after
+ * the root, the instruction, the plugins' notes the closing line quotes) and drawn again
+ * while any of it holds B, so every B in the text is the bridge's: content cannot close the quote, open a frame or write a line after
  * the quote. Header fields are flattened to one line. The check, not B's length, is what
  * makes B unforgeable; B is random so that the check seldom has to draw again and no
  * material can be written to match it. Six decimal digits (two tokens) do that: an answer
@@ -88,8 +88,12 @@ export interface Layout {
 
 /** Lays frames out and counts them with a provider's tokenizer. */
 export interface ContextRenderer {
-  /** Draws a boundary for these frames and counts every piece. */
-  layout(frames: readonly ContextFrame[]): Layout;
+  /**
+   * Draws a boundary for these frames and counts every piece. `notes` are what the closing
+   * line will quote from the plugins (`Closing.incomplete`): plugin text too, so the boundary
+   * must not occur in them either.
+   */
+  layout(frames: readonly ContextFrame[], notes?: readonly string[]): Layout;
 }
 
 /** Options of {@link createContextRenderer}. */
@@ -236,10 +240,10 @@ export function createContextRenderer(
     ] as const;
 
   return {
-    layout(frames) {
+    layout(frames, notes = []) {
       const headers = frames.map((frame) => frameHeader(frame, root));
       const rooted = root !== undefined && frames.some((frame) => pathInRoot(frame.uri ?? "", root) !== undefined);
-      const material = [instruction, ...frames.map((frame) => frame.content), ...headers];
+      const material = [instruction, ...frames.map((frame) => frame.content), ...headers, ...notes];
       if (rooted) material.push(rootNote);
       const boundary = drawBoundary(material, options.random);
       let marked = 0;
