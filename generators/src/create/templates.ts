@@ -225,7 +225,7 @@ export function packageJsonOf(options: {
     private: true,
     description: `An Open Context Protocol provider (${options.template}, ${options.transport})`,
     type: "module",
-    engines: { node: ">=20.12" },
+    engines: { node: "^20.19.0 || >=22.12.0" },
     scripts: {
       start: "node --import tsx src/main.ts",
       query: "ocp query src/provider.ts",
