@@ -146,9 +146,17 @@ describe("hits.ts", () => {
           if (passage.replace(/\n$/, "").includes("\n")) expect(passage.length).toBeLessThanOrEqual(maxChars);
         }
         expect(rest.trim()).toBe("");
-        // The best passage is one of them (or the whole text, when it is short enough).
+        // The best passage is one of them (or the whole text, when it is short enough)...
         const best = bestPassage(whole, ["lorem", "ipsum"], maxChars);
-        expect(whole.length <= maxChars ? best === whole : found.includes(best)).toBe(true);
+        expect(whole.length <= maxChars ? best.text === whole : found.includes(best.text)).toBe(true);
+        expect(best.whole).toBe(best.text === whole);
+        // ...and its lines are where it sits in the text: what its frame's citation names.
+        expect(
+          whole
+            .split(/(?<=\n)/)
+            .slice(best.lines.start - 1, best.lines.end)
+            .join(""),
+        ).toBe(best.text);
       }),
     );
   });

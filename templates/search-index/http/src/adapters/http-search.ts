@@ -7,9 +7,11 @@
  * machine (loopback). Put it in the provider's `dataFlow` so hosts ask for consent.
  *
  * The engine ranks; this adapter only holds its hits to the same floor as the other
- * adapters: a hit must hold 40% of the goal's words, and two at least, stop words aside
- * (`minCoverage`), so an off-topic goal gets no frames; a long hit ships its passage
- * holding most of the goal's words (see ./hits.ts); and scores are in [0, 1]:
+ * adapters: a hit must hold 40% of the goal's words, and two at least, stop words aside,
+ * and — unless it holds them all — words that are evidence of a subject, not only words
+ * most of the hits hold (`minCoverage`, `holdsEnough` in ./hits.ts, {@link EVIDENCE_SAMPLE}),
+ * so an off-topic goal gets no frames; a long hit ships its passage holding most of the
+ * goal's words, cited by its lines in the hit (see ./hits.ts); and scores are in [0, 1]:
  * `y / (1 + y)` of `y = words held × the engine's score / words²`, as the lunr and FTS5
  * adapters do with their BM25 (without a score field, the share of words held over
  * `1 + rank`). An engine that matches by meaning (vectors, synonyms) returns hits that
@@ -17,7 +19,7 @@
  * This file is yours: edit it freely.
  */
 import { type Candidate, type ContextQuery, definePlugin, type FrameKind, type Plugin, UserError } from "ocp-provider";
-import { bestPassage, goalText, MAX_GOAL_WORDS, passageChars, wordsNeeded } from "./hits.js";
+import { bestPassage, goalText, holdsEnough, lineLabel, MAX_GOAL_WORDS, passageChars, wordEvidence } from "./hits.js";
 
 /** One request to the endpoint. */
 export interface HttpSearchRequest {
@@ -52,7 +54,11 @@ export interface HttpSearchOptions {
   kind?: FrameKind;
   /** Most hits offered to the packer per query; default 50. */
   limit?: number;
-  /** The share of the goal's words (stop words aside) a hit's title and content must hold to be offered, and two words at least unless it is 0; default 0.4 (two words of two to five). */
+  /**
+   * The share of the goal's words (stop words aside) a hit's title and content must hold to
+   * be offered, and two words at least, and evidence of a subject (./hits.ts) unless it holds
+   * them all; 0 asks for nothing. Default 0.4 (two words of two to five).
+   */
   minCoverage?: number;
 }
 
@@ -114,30 +120,46 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
       if (!Array.isArray(hits)) {
         throw new UserError(`the search endpoint at ${where} answered JSON without an array of hits at '${hitsPath}'`);
       }
+      // The endpoint does not say how many of its documents hold each word: the hits it
+      // answered stand in for its index when there are enough of them to count (see
+      // EVIDENCE_SAMPLE); with fewer, a hit is held to the count of words only.
+      const read = hits.map((hit) => {
+        const content = asText(pick(hit, options.fields.content));
+        if (content === undefined || content.trim() === "") return undefined;
+        const title = asText(pick(hit, options.fields.title));
+        return { hit, content, title, held: wordsHeld(words, `${title ?? ""}\n${content}`) };
+      });
+      const texts = read.filter((entry) => entry !== undefined);
+      const evidence =
+        texts.length < EVIDENCE_SAMPLE
+          ? words.map(() => Number.POSITIVE_INFINITY)
+          : words.map((_, i) => wordEvidence(texts.filter((entry) => entry.held[i]).length, texts.length));
       const candidates: Candidate[] = [];
       let belowFloor = 0;
-      hits.forEach((hit, rank) => {
-        if (candidates.length === limit) return;
-        const content = asText(pick(hit, options.fields.content));
-        if (content === undefined || content.trim() === "") return;
-        const uri = asText(pick(hit, options.fields.uri));
-        const title = asText(pick(hit, options.fields.title));
-        const held = wordsHeld(words, `${title ?? ""}\n${content}`);
-        if (held < wordsNeeded(words.length, minCoverage)) {
+      read.forEach((entry, rank) => {
+        if (entry === undefined || candidates.length === limit) return;
+        const { hit, content, title, held } = entry;
+        if (!holdsEnough(held, evidence, minCoverage)) {
           belowFloor++;
           return;
         }
+        const uri = asText(pick(hit, options.fields.uri));
         const id = asText(pick(hit, options.fields.id));
         const score = Number(pick(hit, options.fields.score));
+        const count = held.filter(Boolean).length;
+        const passage = bestPassage(content, words, passageChars(query.max_tokens, query.max_frames));
+        const label = uri ?? title;
         candidates.push({
           id: id ?? uri,
-          content: bestPassage(content, words, passageChars(query.max_tokens, query.max_frames)),
+          content: passage.text,
           relevance: byScore
-            ? relevance(held, words.length, Number.isFinite(score) && score > 0 ? score : 0)
-            : (words.length === 0 ? 1 : held / words.length) / (1 + rank),
+            ? relevance(count, words.length, Number.isFinite(score) && score > 0 ? score : 0)
+            : (words.length === 0 ? 1 : count / words.length) / (1 + rank),
           title,
-          citationLabel: uri ?? title,
+          // A passage of a long hit is cited by its lines in the hit's text.
+          citationLabel: passage.whole || label === undefined ? label : `${label} ${lineLabel(passage.lines)}`,
           uri,
+          range: passage.lines,
           provenance: [{ type: "search-index", uri }],
         });
       });
@@ -148,6 +170,14 @@ export function httpSearch(options: HttpSearchOptions): HttpSearchPlugin {
   });
   return Object.freeze({ ...plugin, egress });
 }
+
+/**
+ * The fewest hits an endpoint must answer for them to stand in for its index when
+ * weighing the evidence of a goal's words (hits.ts): among a handful of hits, any word
+ * two of them hold looks common. An endpoint answering ten hits a page (Elasticsearch's
+ * default) is asked for more with `request` (`size=50`) to be held to it.
+ */
+const EVIDENCE_SAMPLE = 20;
 
 /**
  * The part of a score that is the share of the goal's words held alone: a real hit never
@@ -202,11 +232,11 @@ export function goalWords(text: string): string[] {
   return [...words];
 }
 
-/** How many of the goal's words a text holds: the same stem, or for words of five letters or more, a prefix. */
-function wordsHeld(words: readonly string[], text: string): number {
+/** Which of the goal's words a text holds: the same stem, or for words of five letters or more, a prefix. */
+function wordsHeld(words: readonly string[], text: string): boolean[] {
   const have = new Set(wordsOf(text).map(stem));
   const list = [...have];
-  return words.filter((word) => have.has(word) || (word.length >= 5 && list.some((h) => h.startsWith(word)))).length;
+  return words.map((word) => have.has(word) || (word.length >= 5 && list.some((h) => h.startsWith(word))));
 }
 
 function defaultRequest(base: URL, param: string, text: string): HttpSearchRequest {

@@ -7,16 +7,18 @@
  * site's search box does, with three differences that matter to an agent: stop words
  * ("how", "are", "a") are dropped from the goal, only words of five letters or more also
  * match as prefixes (`a*` would match everything), and a page must hold 40% of the goal's
- * words, and two at least, to be offered at all (`minCoverage`), so an off-topic goal gets
- * no frames instead of confident ones. A long page ships its passage holding most of the
- * goal's words (see ./hits.ts). Scores are in [0, 1], `y / (1 + y)` of
+ * words, and two at least, and — unless it holds them all — words that are evidence of a
+ * subject in this index, not only words most of its pages hold (`minCoverage`, and
+ * `holdsEnough` in ./hits.ts), to be offered at all, so an off-topic goal gets no frames
+ * instead of confident ones. A long page ships its passage holding most of the goal's
+ * words, cited by its lines in the page (see ./hits.ts). Scores are in [0, 1], `y / (1 + y)` of
  * `y = words held × lunr's score / words²` (see {@link relevance}). This file is yours:
  * edit it freely.
  */
 import { readFile } from "node:fs/promises";
 import lunr from "lunr";
 import { type Candidate, definePlugin, type FrameKind, type Plugin } from "ocp-provider";
-import { bestPassage, goalText, MAX_GOAL_WORDS, passageChars, wordsNeeded } from "./hits.js";
+import { bestPassage, goalText, holdsEnough, lineLabel, MAX_GOAL_WORDS, passageChars, wordEvidence } from "./hits.js";
 
 /** Options of {@link lunrIndex}. */
 export interface LunrIndexOptions {
@@ -34,7 +36,11 @@ export interface LunrIndexOptions {
   kind?: FrameKind;
   /** Most hits offered to the packer per query; default 50. */
   limit?: number;
-  /** The share of the goal's words (stop words aside) a page must hold to be offered, and two words at least unless it is 0; default 0.4 (two words of two to five). */
+  /**
+   * The share of the goal's words (stop words aside) a page must hold to be offered, and two
+   * words at least, and evidence of a subject (./hits.ts) unless it holds them all; 0 asks
+   * for nothing. Default 0.4 (two words of two to five).
+   */
   minCoverage?: number;
 }
 
@@ -48,6 +54,8 @@ interface Loaded {
   index: lunr.Index;
   docs: Map<string, Doc>;
   separator: RegExp;
+  /** How many documents the index holds (what a word's weight is relative to). */
+  documents: number;
 }
 
 /** A plugin answering queries from a lunr index (see the file comment for the formats it reads). */
@@ -65,7 +73,7 @@ export function lunrIndex(options: LunrIndexOptions): Plugin {
     },
     search(query) {
       if (loaded === undefined) return [];
-      const { index, docs, separator } = loaded;
+      const { index, docs, separator, documents } = loaded;
       const text = goalText(query.query_text ?? query.goal);
       const words = goalWords(withSeparator(separator, () => lunr.tokenizer(text)));
       if (words.length === 0) return [];
@@ -76,19 +84,31 @@ export function lunrIndex(options: LunrIndexOptions): Plugin {
           if (word.prefix) q.term(word.token, { boost: 1, usePipeline: false, wildcard: lunr.Query.wildcard.TRAILING });
         }
       });
-      // Hits whose document is missing or empty, or that hold too few of the goal's words,
+      // Hits whose document is missing or empty, or that hold too little of the goal,
       // are never offered, so they are not "omitted" either.
+      const evidence = words.map((word) => wordEvidence(holdingTerm(index, word.stem), documents));
+      const texts = words.map((word) => word.text);
       const usable: Candidate[] = [];
       for (const hit of hits) {
         const doc = docs.get(hit.ref);
         if (doc === undefined || doc.text.trim() === "") continue;
         const held = wordsHeld(words, Object.keys(hit.matchData.metadata));
-        if (held < wordsNeeded(words.length, minCoverage)) continue;
-        const candidate = toCandidate(doc, relevance(held, words.length, hit.score), docs, options.baseUrl);
-        const texts = words.map((word) => word.text);
+        if (!holdsEnough(held, evidence, minCoverage)) continue;
+        const passage = bestPassage(doc.text, texts, passageChars(query.max_tokens, query.max_frames));
+        const candidate = toCandidate(
+          doc,
+          relevance(held.filter(Boolean).length, words.length, hit.score),
+          docs,
+          options.baseUrl,
+        );
         usable.push({
           ...candidate,
-          content: bestPassage(candidate.content, texts, passageChars(query.max_tokens, query.max_frames)),
+          content: passage.text,
+          range: passage.lines,
+          // A passage of a long page is cited by its lines in the page's text.
+          citationLabel: passage.whole
+            ? candidate.citationLabel
+            : `${candidate.citationLabel} ${lineLabel(passage.lines)}`,
         });
       }
       // lunr's order, weighed by the share of the goal's words held; ties keep lunr's order (sort is stable).
@@ -123,11 +143,33 @@ function goalWords(tokens: lunr.Token[]): GoalWord[] {
   return [...seen.values()];
 }
 
-/** How many of the goal's words a hit holds, from the index terms lunr matched in it. */
-function wordsHeld(words: GoalWord[], matched: string[]): number {
-  return words.filter(
+/** Which of the goal's words a hit holds, from the index terms lunr matched in it. */
+function wordsHeld(words: GoalWord[], matched: string[]): boolean[] {
+  return words.map(
     (word) => matched.includes(word.stem) || (word.prefix && matched.some((term) => term.startsWith(word.text))),
-  ).length;
+  );
+}
+
+/** The lunr index's inverted index: term → field → document ref → metadata (not in lunr's types). */
+type Postings = Record<string, Record<string, Record<string, unknown> | number>>;
+
+/** How many documents of the index hold `term` (an index term: a stem), in any field. */
+function holdingTerm(index: lunr.Index, term: string): number {
+  const postings = (index as unknown as { invertedIndex: Postings }).invertedIndex;
+  // Own keys only: a goal's word "constructor" is no posting.
+  const posting = Object.hasOwn(postings, term) ? postings[term] : undefined;
+  if (posting === undefined) return 0;
+  const refs = new Set<string>();
+  for (const [field, documents] of Object.entries(posting)) {
+    if (field !== "_index" && typeof documents === "object") for (const ref of Object.keys(documents)) refs.add(ref);
+  }
+  return refs.size;
+}
+
+/** How many documents the index holds: the distinct refs of its field vectors (`field/ref`). */
+function documentsIn(index: lunr.Index): number {
+  const vectors = (index as unknown as { fieldVectors: Record<string, unknown> }).fieldVectors;
+  return new Set(Object.keys(vectors).map((key) => key.slice(key.indexOf("/") + 1))).size;
 }
 
 /**
@@ -189,7 +231,8 @@ async function load(options: LunrIndexOptions, fields: Required<NonNullable<Lunr
   }
   const serialized = mkdocs ? json.index : json;
   if (isRecord(serialized) && Array.isArray(serialized.invertedIndex)) {
-    return { index: lunr.Index.load(serialized), docs, separator };
+    const index = lunr.Index.load(serialized);
+    return { index, docs, separator, documents: documentsIn(index) };
   }
   if (!mkdocs) throw new Error(`${String(options.file)} is neither mkdocs' search_index.json nor a lunr index`);
   // mkdocs without `prebuild_index`: build the index the way mkdocs' own search worker does.
@@ -201,7 +244,7 @@ async function load(options: LunrIndexOptions, fields: Required<NonNullable<Lunr
       for (const doc of docs.values()) this.add(doc);
     }),
   );
-  return { index, docs, separator };
+  return { index, docs, separator, documents: documentsIn(index) };
 }
 
 async function documentsOf(options: LunrIndexOptions): Promise<unknown[]> {

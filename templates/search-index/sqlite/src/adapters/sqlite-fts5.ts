@@ -4,19 +4,23 @@
  * `MATCH` ranked by `bm25()`. The database is opened read-only; nothing is written.
  *
  * The goal's words, stop words ("how", "are", "the") dropped, are first searched all
- * together (AND); only when that leaves room, rows holding some of them follow (OR), and
- * a row must hold 40% of them, and two at least, to be offered at all (`minCoverage`), so
- * an off-topic goal gets no frames. A long row ships its passage holding most of the
- * goal's words (see ./hits.ts). Scores are in [0, 1], `y / (1 + y)` of
+ * together (AND); only when that leaves room, rows holding some of them follow (OR). Such
+ * a row must hold 40% of the words, and two at least (`minCoverage`), and words that are
+ * evidence of a subject in this table — not only words most of its rows hold (see
+ * `holdsEnough` in ./hits.ts) — to be offered at all, so an off-topic goal gets no frames.
+ * A long row ships its passage holding most of the goal's words, cited by its lines in the
+ * row (`man:tar(1) L120-141`, see ./hits.ts). Scores are in [0, 1], `y / (1 + y)` of
  * `y = words held × -bm25() / words²` (see {@link relevance}): bm25 orders, weighed by
  * the share of the goal's words a row holds.
  *
  * This file is yours: edit it freely (a JOIN to a content table, a snippet() column, ...).
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type Candidate, definePlugin, type FrameKind, type Plugin } from "ocp-provider";
-import { bestPassage, goalText, MAX_GOAL_WORDS, passageChars, wordsNeeded } from "./hits.js";
+import { bestPassage, goalText, holdsEnough, lineLabel, MAX_GOAL_WORDS, passageChars, wordEvidence } from "./hits.js";
 
 /** Options of {@link sqliteFts5}. */
 export interface SqliteFts5Options {
@@ -39,7 +43,11 @@ export interface SqliteFts5Options {
   kind?: FrameKind;
   /** Most rows offered to the packer per query; default 50. */
   limit?: number;
-  /** The share of the goal's words (stop words aside) a row must hold to be offered, and two words at least unless it is 0; default 0.4 (two words of two to five). */
+  /**
+   * The share of the goal's words (stop words aside) a row must hold to be offered, and two
+   * words at least, and evidence of a subject (./hits.ts) unless it holds them all; 0 asks
+   * for nothing. Default 0.4 (two words of two to five).
+   */
   minCoverage?: number;
 }
 
@@ -49,17 +57,13 @@ export function sqliteFts5(options: SqliteFts5Options): Plugin {
   const minCoverage = options.minCoverage ?? 0.4;
   const name = options.name ?? "search-index";
   let db: Database.Database | undefined;
-  let search: Database.Statement<[string, number], Row> | undefined;
-  let holding: Database.Statement<[string, string], { rowid: number }> | undefined;
+  let sql: Statements | undefined;
 
   return definePlugin({
     name,
     kinds: [options.kind ?? "doc"],
     setup() {
-      db = new Database(options.file instanceof URL ? fileURLToPath(options.file) : options.file, {
-        readonly: true,
-        fileMustExist: true,
-      });
+      db = openDatabase(options.file);
       checkTable(db, options);
       const { columns } = options;
       const table = quote(options.table);
@@ -71,44 +75,63 @@ export function sqliteFts5(options: SqliteFts5Options): Plugin {
         columns.uri === undefined ? `NULL AS "uri"` : `${quote(columns.uri)} AS "uri"`,
         `-${rank} AS "bm25"`,
       ];
-      search = db.prepare(`SELECT ${select.join(", ")} FROM ${table} WHERE ${table} MATCH ? ORDER BY ${rank} LIMIT ?`);
-      // Which of the rows found by any word hold a given word: one indexed lookup per word.
-      holding = db.prepare(
-        `SELECT rowid AS "rowid" FROM ${table} WHERE ${table} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-      );
+      sql = {
+        search: db.prepare(`SELECT ${select.join(", ")} FROM ${table} WHERE ${table} MATCH ? ORDER BY ${rank} LIMIT ?`),
+        // Which of the rows found by any word hold a given word: one indexed lookup per word.
+        holding: db.prepare(
+          `SELECT rowid AS "rowid" FROM ${table} WHERE ${table} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+        ),
+        // How many rows hold a word, and how many there are: what a word is evidence of in this table (./hits.ts).
+        frequency: db.prepare(`SELECT count(*) AS "rows" FROM ${table} WHERE ${table} MATCH ?`),
+        rows: (db.prepare(`SELECT count(*) AS "rows" FROM ${table}`).get() as { rows: number }).rows,
+      };
     },
     search(query) {
-      if (search === undefined || holding === undefined) return [];
+      if (sql === undefined) return [];
+      const { search, holding, frequency, rows } = sql;
       const words = goalWords(query.query_text ?? query.goal);
       if (words.length === 0) return [];
       const all = search.all(ftsQuery(words, "AND"), limit);
-      const found: { row: Row; held: number }[] = all.map((row) => ({ row, held: words.length }));
+      const everyWord = words.map(() => true);
+      const found: { row: Row; held: boolean[] }[] = all.map((row) => ({ row, held: everyWord }));
       if (words.length > 1 && all.length < limit) {
         const seen = new Set(all.map((row) => row.rowid));
         const some = search.all(ftsQuery(words, "OR"), limit + all.length).filter((row) => !seen.has(row.rowid));
         const ids = JSON.stringify(some.map((row) => row.rowid));
-        const held = new Map<number, number>();
-        for (const word of words) {
-          for (const { rowid } of holding.all(ftsQuery([word], "AND"), ids))
-            held.set(rowid, (held.get(rowid) ?? 0) + 1);
-        }
-        for (const row of some) found.push({ row, held: held.get(row.rowid) ?? 0 });
+        const held = new Map<number, boolean[]>(some.map((row) => [row.rowid, words.map(() => false)]));
+        words.forEach((word, i) => {
+          for (const { rowid } of holding.all(ftsQuery([word], "AND"), ids)) {
+            const flags = held.get(rowid);
+            if (flags !== undefined) flags[i] = true;
+          }
+        });
+        for (const row of some) found.push({ row, held: held.get(row.rowid) ?? [] });
       }
+      // Only rows holding some of the words are held to the evidence of those: one count per word.
+      const evidence = found.some(({ held }) => held !== everyWord)
+        ? words.map((word) => wordEvidence(frequency.get(ftsQuery([word], "AND"))?.rows ?? 0, rows))
+        : [];
       const candidates: Candidate[] = [];
       for (const { row, held } of found) {
-        if (held < wordsNeeded(words.length, minCoverage) || candidates.length === limit) continue;
+        if (candidates.length === limit) break;
         const content = row.content === null || row.content === undefined ? "" : String(row.content);
         if (content.trim() === "") continue;
+        if (!holdsEnough(held, evidence, minCoverage)) continue;
+        const passage = bestPassage(content, words, passageChars(query.max_tokens, query.max_frames));
         const uri = typeof row.uri === "string" && row.uri !== "" ? row.uri : undefined;
         const title = typeof row.title === "string" && row.title.trim() !== "" ? row.title : undefined;
+        const where = uri ?? `sqlite:${options.table}/${row.rowid}`;
+        const label = uri ?? title ?? `${options.table} row ${row.rowid}`;
         candidates.push({
           id: String(row.rowid),
-          content: bestPassage(content, words, passageChars(query.max_tokens, query.max_frames)),
-          relevance: relevance(held, words.length, Math.max(0, Number(row.bm25))),
+          content: passage.text,
+          relevance: relevance(held.filter(Boolean).length, words.length, Math.max(0, Number(row.bm25))),
           title: title ?? `${options.table} row ${row.rowid}`,
-          citationLabel: uri ?? title ?? `${options.table} row ${row.rowid}`,
+          // A passage of a long row is cited by its lines in the row's text, as the provenance is.
+          citationLabel: passage.whole ? label : `${label} ${lineLabel(passage.lines)}`,
           uri,
-          provenance: [{ type: "search-index", uri: uri ?? `sqlite:${options.table}/${row.rowid}` }],
+          range: passage.lines,
+          provenance: [{ type: "search-index", uri: where }],
         });
       }
       // bm25 weighed by the share of words held; rows holding every word were found first, so
@@ -119,6 +142,14 @@ export function sqliteFts5(options: SqliteFts5Options): Plugin {
       db?.close();
     },
   });
+}
+
+/** The statements a plugin prepares when it sets up, and how many rows the table holds. */
+interface Statements {
+  search: Database.Statement<[string, number], Row>;
+  holding: Database.Statement<[string, string], { rowid: number }>;
+  frequency: Database.Statement<[string], { rows: number }>;
+  rows: number;
 }
 
 /** A row as the search statement selects it. */
@@ -184,12 +215,23 @@ export function ftsQuery(words: readonly string[], join: "AND" | "OR"): string {
   return words.map((word) => `"${word.replaceAll('"', '""')}"`).join(join === "AND" ? " " : " OR ");
 }
 
+/** The database, read-only; a file that is not there is named, with the path it was looked for at. */
+function openDatabase(file: string | URL): Database.Database {
+  const path = pathOf(file);
+  if (!existsSync(path)) throw new Error(`no SQLite database at ${resolve(path)}`);
+  try {
+    return new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new Error(`cannot open the SQLite database at ${resolve(path)}: ${(error as Error).message}`);
+  }
+}
+
 /** A clear error now beats an SQLite error at the first query. */
 function checkTable(db: Database.Database, options: SqliteFts5Options): void {
   const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(options.table) as
     | { sql: string | null }
     | undefined;
-  if (row === undefined) throw new Error(`no table '${options.table}' in ${String(options.file)}`);
+  if (row === undefined) throw new Error(`no table '${options.table}' in ${resolve(pathOf(options.file))}`);
   if (!/\busing\s+fts5\b/i.test(row.sql ?? "")) {
     throw new Error(`'${options.table}' is not an FTS5 table (CREATE VIRTUAL TABLE … USING fts5(…))`);
   }
@@ -201,6 +243,11 @@ function checkTable(db: Database.Database, options: SqliteFts5Options): void {
       throw new Error(`table '${options.table}' has no column '${column}' (it has ${[...have].join(", ")})`);
     }
   }
+}
+
+/** A file option as a path. */
+function pathOf(file: string | URL): string {
+  return file instanceof URL ? fileURLToPath(file) : file;
 }
 
 /** An SQL identifier, quoted. */
