@@ -327,8 +327,9 @@ const IN_PROCESS = /^npm run (query|bench)\b/;
 
 /**
  * What in-process commands read, by project, as created (before any command runs or grows
- * it): all files of src/, scripts/ and data/ but the entry point, and the scripts that run
- * them — with the project's own name (in its provider's `name`) made neutral.
+ * it): all files of src/, scripts/ and data/ but the entry point and the inspect script,
+ * the sample question (test/sample.ts), and the scripts that run them — with the project's
+ * own name (in its provider's `name`) made neutral.
  */
 const createdInputs = new Map<string, Map<string, string>>();
 
@@ -339,10 +340,16 @@ function recordInputs(c: Case, dir: string): void {
     if (!existsSync(join(dir, folder))) continue;
     for (const path of readdirSync(join(dir, folder), { recursive: true, encoding: "utf8" })) {
       const file = join(folder, path);
-      if (file !== join("src", "main.ts") && statSync(join(dir, file)).isFile())
+      // main.ts and inspect.ts differ by transport; neither is read by `ocp query` or `ocp bench`.
+      if (
+        file !== join("src", "main.ts") &&
+        file !== join("scripts", "inspect.ts") &&
+        statSync(join(dir, file)).isFile()
+      )
         files.set(file, neutral(readFileSync(join(dir, file), "utf8")));
     }
   }
+  files.set("test/sample.ts", readFileSync(join(dir, "test", "sample.ts"), "utf8"));
   const { scripts } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   files.set("package.json scripts", JSON.stringify([scripts.query, scripts.bench]));
   createdInputs.set(nameOf(c), files);
@@ -432,6 +439,9 @@ async function readmeCommands(c: Case, dir: string, step: (name: string, done: P
         if (command === "npm run bench" && !/^tokens shipped +mean [1-9]/m.test(d.stdout)) return "shipped nothing";
         if (command === "npm run inspect") {
           if (!/^CONFORMANT: /m.test(d.stdout)) return "not CONFORMANT";
+          // What the project ships is what is checked: over HTTP, the server src/main.ts starts.
+          if (!new RegExp(`^ocp inspect · ${c.transport} · `, "m").test(d.stdout))
+            return `not inspected over ${c.transport}`;
           const skipped = FRAME_CHECKS.filter((name) => new RegExp(`^ – ${name} `, "m").test(d.stdout));
           if (skipped.length > 0) return `frame checks skipped: ${skipped.join(", ")}`;
         }

@@ -124,25 +124,43 @@ describe("project metadata", () => {
     }
     expect(packageJsonOf({ name: "p", template: "ripgrep", transport: "http", index: "lunr" })).toMatchObject({
       dependencies: { "ocp-plugin-ripgrep": expect.any(String), "ocp-provider-mcp": expect.stringMatching(/^\^/) },
-      scripts: {
-        inspect: 'ocp inspect stdio --query "where is skippedChecks defined?" -- ocp serve src/provider.ts',
-        mcp: "ocp mcp src/provider.ts",
-      },
+      scripts: { inspect: "node --import tsx scripts/inspect.ts", mcp: "ocp mcp src/provider.ts" },
     });
   });
 
-  it("inspects with the template's sample goal, before the provider's command", () => {
-    for (const template of TEMPLATE_NAMES) {
-      for (const index of INDEX_KINDS) {
-        const { scripts } = packageJsonOf({ name: "p", template, transport: "stdio", index }) as {
-          scripts: Record<string, string>;
-        };
-        expect(scripts.inspect).toBe(
-          `ocp inspect stdio --query "${templateSpec(template).sampleGoal(index)}" -- node --import tsx src/main.ts`,
-        );
+  it.each(
+    // symbols: its test names its own goal (that template is changed on its own).
+    TEMPLATE_NAMES.filter((template) => template !== "symbols").flatMap((template) =>
+      (template === "search-index" ? INDEX_KINDS : (["lunr"] as const)).flatMap((index) =>
+        (["stdio", "http"] as const).map((transport) => [template, index, transport] as const),
+      ),
+    ),
+  )(
+    "%s (%s, %s): writes the sample question once, in test/sample.ts, which inspect and bench read",
+    async (template, index, transport) => {
+      const directory = join(tmp, `sample-${template}-${index}-${transport}`);
+      const { files } = await createProject({ directory, template, index, transport, install: false });
+      const goal = templateSpec(template).sampleGoal(index);
+      const holding = files.filter((file) => readFileSync(join(directory, file), "utf8").includes(goal));
+      // The README shows it as an example of `npm run query`; no other file names it.
+      expect(holding.sort()).toEqual(["README.md", "test/sample.ts"]);
+      expect(readFileSync(join(directory, "test/sample.ts"), "utf8")).toContain(
+        `export const GOAL = ${JSON.stringify(goal)};`,
+      );
+      const { scripts } = JSON.parse(readFileSync(join(directory, "package.json"), "utf8"));
+      expect(scripts).toMatchObject({
+        inspect: "node --import tsx scripts/inspect.ts",
+        bench: "node --import tsx scripts/bench.ts",
+      });
+      for (const script of ["scripts/inspect.ts", "scripts/bench.ts"]) {
+        expect(readFileSync(join(directory, script), "utf8")).toContain('import { GOAL } from "../test/sample.js";');
       }
-    }
-  });
+      // Over HTTP, inspect checks the server the project ships, not a stdio stand-in.
+      expect(readFileSync(join(directory, "scripts/inspect.ts"), "utf8")).toContain(
+        transport === "http" ? '"inspect", "http", url' : '"inspect", "stdio"',
+      );
+    },
+  );
 
   it("with local packages: ours from the tarballs, as dependencies and overrides, and the codemods' package", () => {
     const local = new Map([
@@ -165,15 +183,21 @@ describe("readmeCommands", () => {
   it("aligns the comments, and types scripts the way each package manager runs them", () => {
     const steps = readmeSteps("facts", "lunr", "stdio");
     expect(readmeCommands(steps, "npm").split("\n")).toEqual([
-      "npm run sample-facts                           # import data/sample-facts.jsonl into data/facts.db (npm test does too)",
       "npm test                                       # typecheck, your tests, and the OCP conformance suite",
       'npm run query -- "who owns the payments API?"  # ask it one question and see the frames',
       "npm run inspect                                # the conformance suite, as a report",
       "npm run bench                                  # time its queries and check its token accounting",
       "npm start                                      # serve it over stdio",
     ]);
+    expect(readmeSteps("search-index", "http", "stdio").map((step) => stepCommand(step, "pnpm"))).toEqual([
+      "pnpm sample-endpoint",
+      "pnpm test",
+      'pnpm query "how do I roll back a deploy?"',
+      "pnpm inspect",
+      "pnpm bench",
+      "pnpm start",
+    ]);
     expect(steps.map((step) => stepCommand(step, "pnpm"))).toEqual([
-      "pnpm sample-facts",
       "pnpm test",
       'pnpm query "who owns the payments API?"',
       "pnpm inspect",

@@ -56,8 +56,10 @@ export interface TemplateSpec {
   /** Extra package.json scripts. */
   scripts(index: IndexKind): Record<string, string>;
   /**
-   * A goal the template's sample data answers: the README's `query` example and the
-   * `--query` of `npm run inspect`, so its frame checks (budget, costs) have frames to check.
+   * A goal the template's sample data answers: `GOAL` in the project's test/sample.ts, the
+   * one place the project writes it — its tests, `npm run inspect` (so the frame checks,
+   * budget and costs, have frames to check) and `npm run bench` ask it — and the README's
+   * `query` example.
    */
   sampleGoal(index: IndexKind): string;
   /** README commands to run before the others (filling the sample data, a stand-in server). */
@@ -107,25 +109,20 @@ const OWN_TEMPLATES: Readonly<Record<string, TemplateSpec>> = {
           ? { "@types/better-sqlite3": PINNED["@types/better-sqlite3"] }
           : {},
     allowScripts: (index) => (index === "sqlite" ? ["better-sqlite3"] : []),
+    // The sample SQLite database needs no script: src/sample-data.ts builds it when the provider first reads it.
     scripts: (index): Record<string, string> =>
-      index === "sqlite"
-        ? { "sample-index": "node --import tsx scripts/sample-index.ts", pretest: "npm run sample-index --silent" }
-        : index === "http"
-          ? { "sample-endpoint": "node --import tsx scripts/sample-endpoint.ts" }
-          : {},
+      index === "http" ? { "sample-endpoint": "node --import tsx scripts/sample-endpoint.ts" } : {},
     sampleGoal: () => "how do I roll back a deploy?",
     firstSteps: (index): ReadmeStep[] =>
-      index === "sqlite"
-        ? [{ script: "sample-index", why: "build the sample data/docs.sqlite (npm test does too)" }]
-        : index === "http"
-          ? [
-              {
-                script: "sample-endpoint",
-                why: "in another terminal: a stand-in search endpoint on 127.0.0.1:9200",
-                serves: true,
-              },
-            ]
-          : [],
+      index === "http"
+        ? [
+            {
+              script: "sample-endpoint",
+              why: "in another terminal: a stand-in search endpoint on 127.0.0.1:9200",
+              serves: true,
+            },
+          ]
+        : [],
   },
 };
 
@@ -198,9 +195,6 @@ export function packageJsonOf(options: {
     Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
   // tsx's esbuild runs a postinstall check; better-sqlite3 compiles its native module.
   const allow = ["esbuild", ...spec.allowScripts(options.index)].sort();
-  const goal = spec.sampleGoal(options.index);
-  if (/["$`\\]/.test(goal)) throw new Error(`sample goal ${JSON.stringify(goal)} cannot be quoted in a script`);
-  const probe = `--query "${goal}"`;
   const { local } = options;
   // From a clone: ours from the tarballs, directly and (overrides) as dependencies of
   // each other; and the codemods' package, so `npx create-ocp-provider add …` runs offline.
@@ -229,14 +223,12 @@ export function packageJsonOf(options: {
     scripts: {
       start: "node --import tsx src/main.ts",
       query: "ocp query src/provider.ts",
-      // The conformance suite with a person's report; over stdio, the entry a host spawns.
-      // --query: a goal the sample data answers, or the frame checks would be skipped for want of frames.
-      inspect:
-        options.transport === "stdio"
-          ? `ocp inspect stdio ${probe} -- node --import tsx src/main.ts`
-          : `ocp inspect stdio ${probe} -- ocp serve src/provider.ts`,
+      // The conformance suite with a person's report, against what the project ships: the entry
+      // a host spawns over stdio, or the HTTP server src/main.ts starts. It and bench ask the
+      // sample question of test/sample.ts (the one place it is written), so the frame checks have frames.
+      inspect: "node --import tsx scripts/inspect.ts",
       // Token accounting and query time, in-process, from the sample goal and the frames it finds.
-      bench: `ocp bench src/provider.ts --goal "${goal}"`,
+      bench: "node --import tsx scripts/bench.ts",
       // The provider for MCP clients (one get_context tool): `npm run mcp -- --http 8080` for HTTP.
       mcp: "ocp mcp src/provider.ts",
       typecheck: "tsc --noEmit",
@@ -263,10 +255,13 @@ export function packageJsonOf(options: {
  */
 export function readmeSteps(template: TemplateName, index: IndexKind, transport: Transport): ReadmeStep[] {
   const spec = templateSpec(template);
+  const goal = spec.sampleGoal(index);
+  // Typed in a shell in double quotes, and written into test/sample.ts as JSON.
+  if (/["$`\\]/.test(goal)) throw new Error(`sample goal ${JSON.stringify(goal)} cannot be quoted in a command`);
   return [
     ...spec.firstSteps(index),
     { script: "test", why: "typecheck, your tests, and the OCP conformance suite" },
-    { script: "query", args: `"${spec.sampleGoal(index)}"`, why: "ask it one question and see the frames" },
+    { script: "query", args: `"${goal}"`, why: "ask it one question and see the frames" },
     { script: "inspect", why: "the conformance suite, as a report" },
     { script: "bench", why: "time its queries and check its token accounting" },
     {
