@@ -3,18 +3,19 @@
  * FTS5 file, mkdocs' search_index.json (with and without a prebuilt lunr index), a bare
  * lunr index, and a real HTTP search endpoint on loopback.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import lunr from "lunr";
 import { createTokenCounter, defineProvider, type Plugin } from "ocp-provider";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { httpSearch, isLoopback, pick } from "../../templates/search-index/http/src/adapters/http-search.js";
 import { htmlToText, lunrIndex } from "../../templates/search-index/lunr/src/adapters/lunr-index.js";
 import { ftsQuery, goalWords, sqliteFts5 } from "../../templates/search-index/sqlite/src/adapters/sqlite-fts5.js";
+import { sampleDatabase } from "../../templates/search-index/sqlite/src/sample-data.js";
 import { assertReferenceValid } from "../test-support/reference-schema.js";
 
 const PAGES = [
@@ -107,23 +108,47 @@ describe("sqliteFts5: a real FTS5 file", () => {
     expect(ftsQuery(goalWords("Rollback deploy rollback"), "AND")).toBe('"rollback" "deploy"');
   });
 
-  it("names a missing table, a plain table or a missing column instead of failing at a query", async () => {
+  it("names a missing file with its path, a missing table, a plain table or a missing column instead of failing at a query", async () => {
+    const missing = join(tmp, "no-such-dir", "docs.sqlite");
     for (const [options, message] of [
-      [{ table: "nope", columns: { content: "body" } }, "no table 'nope'"],
-      [{ table: "plain", columns: { content: "body" } }, "not an FTS5 table"],
-      [{ table: "pages", columns: { content: "text" } }, "has no column 'text'"],
+      [{ file: missing, table: "pages", columns: { content: "body" } }, `no SQLite database at ${missing}`],
+      [{ file, table: "nope", columns: { content: "body" } }, "no table 'nope'"],
+      [{ file, table: "plain", columns: { content: "body" } }, "not an FTS5 table"],
+      [{ file, table: "pages", columns: { content: "text" } }, "has no column 'text'"],
     ] as const) {
       const logged: string[] = [];
       const provider = defineProvider({
         name: "t",
         version: "1",
         dataFlow: { reads: true, writes: false, egress: false },
-        plugins: [sqliteFts5({ file, ...options })],
+        plugins: [sqliteFts5(options)],
         logger: { error: (line) => logged.push(line), warn: () => {}, info: () => {}, debug: () => {} },
       });
       await expect(provider.query(query("deploy"))).rejects.toThrow(/no plugin is available/);
       expect(logged.join("\n")).toContain(message);
     }
+  });
+});
+
+describe("the sqlite template's sample database (src/sample-data.ts)", () => {
+  it("is built on first use, whole and in place, says on stderr what it made, and is built once", () => {
+    const dir = join(tmp, "sample");
+    mkdirSync(dir);
+    const file = join(dir, "docs.sqlite");
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(sampleDatabase(file)).toBe(file);
+      expect(sampleDatabase(file)).toBe(file);
+      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual([
+        `sample: built ${file}, 7 pages from ${join("templates", "search-index", "sqlite", "data", "sample-docs.json")}\n`,
+      ]);
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(readdirSync(dir)).toEqual(["docs.sqlite"]);
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT count(*) AS n FROM pages").get()).toEqual({ n: 7 });
+    db.close();
   });
 });
 
@@ -170,6 +195,21 @@ describe("lunrIndex: mkdocs' search_index.json and bare lunr indexes", () => {
         .query(query("x"))
         .catch((error: Error) => error.message),
     ).resolves.toMatch(/no plugin is available/);
+  });
+
+  it("names a missing index by its absolute path: a relative one is relative to where the provider runs", async () => {
+    const logged: string[] = [];
+    const provider = defineProvider({
+      name: "t",
+      version: "1",
+      dataFlow: { reads: true, writes: false, egress: false },
+      plugins: [lunrIndex({ file: "no-such-site/search/search_index.json" })],
+      logger: { error: (line) => logged.push(line), warn: () => {}, info: () => {}, debug: () => {} },
+    });
+    await expect(provider.query(query("deploy"))).rejects.toThrow(/no plugin is available/);
+    expect(logged.join("\n")).toContain(
+      `cannot read the search index at ${resolve("no-such-site/search/search_index.json")}: no such file`,
+    );
   });
 
   it("turns mkdocs-material's HTML into text", () => {

@@ -16,6 +16,8 @@
  * edit it freely.
  */
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import lunr from "lunr";
 import { type Candidate, definePlugin, type FrameKind, type Plugin } from "ocp-provider";
 import { bestPassage, goalText, holdsEnough, lineLabel, MAX_GOAL_WORDS, passageChars, wordEvidence } from "./hits.js";
@@ -234,7 +236,7 @@ async function load(options: LunrIndexOptions, fields: Required<NonNullable<Lunr
     const index = lunr.Index.load(serialized);
     return { index, docs, separator, documents: documentsIn(index) };
   }
-  if (!mkdocs) throw new Error(`${String(options.file)} is neither mkdocs' search_index.json nor a lunr index`);
+  if (!mkdocs) throw new Error(`${pathOf(options.file)} is neither mkdocs' search_index.json nor a lunr index`);
   // mkdocs without `prebuild_index`: build the index the way mkdocs' own search worker does.
   const index = withSeparator(separator, () =>
     lunr(function () {
@@ -253,21 +255,28 @@ async function documentsOf(options: LunrIndexOptions): Promise<unknown[]> {
   }
   if (Array.isArray(options.documents)) return options.documents;
   const json = await readJson(options.documents, "the documents");
-  if (!Array.isArray(json)) throw new Error(`${String(options.documents)} must hold a JSON array of documents`);
+  if (!Array.isArray(json)) throw new Error(`${pathOf(options.documents)} must hold a JSON array of documents`);
   return json;
 }
 
+/** A file as an error names it: absolute, since a relative path is relative to where the provider runs. */
+function pathOf(file: string | URL): string {
+  return resolve(file instanceof URL ? fileURLToPath(file) : file);
+}
+
 async function readJson(file: string | URL, what: string): Promise<unknown> {
+  const path = pathOf(file);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readFile(path, "utf8");
   } catch (error) {
-    throw new Error(`cannot read ${what} at ${String(file)}: ${(error as Error).message}`);
+    const { code } = error as NodeJS.ErrnoException;
+    throw new Error(`cannot read ${what} at ${path}: ${code === "ENOENT" ? "no such file" : (error as Error).message}`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`${what} at ${String(file)} is not JSON: ${(error as Error).message}`);
+    throw new Error(`${what} at ${path} is not JSON: ${(error as Error).message}`);
   }
 }
 
