@@ -194,8 +194,9 @@ export function wordEvidence(holding: number, documents: number): number {
  * carry: that of one word held by a third of the index's documents. On the labelled goals
  * of this repository's docs and of the templates' sample pages, every gold document holding
  * only some of its goal's words carries 1.05 or more ("time", in 19 of 74 sections, beside
- * "plugin", in 40); the README and man page hits of "where are the bash startup files
- * documented", holding only "files" (675 of 907 documents) and "documented" (388), 0.29.
+ * "plugin", in 40); a README holding only "files" and "documented" of "where are the bash
+ * startup files documented", in an index of READMEs and man pages where they are in 675
+ * and 388 of 907 documents, 0.29.
  */
 export const MIN_EVIDENCE = Math.log(2);
 
