@@ -29,7 +29,7 @@ export const usage = `npm run bench -- relevance [--repo PATH] [--rev REV] [--ca
   and symbols plugins, with the BM25 baseline in the same run, and judges the targets
   (issue 28): hunk recall >= 1.5x BM25 at 2048 and 8192 tokens, acc@1 >= 1.3x at both,
   file recall >= 1.3x at 2048 and >= 1x at 8192, MRR >= 1x at 2048. Defaults: --cases 60,
-  --budget 2048,8192, --runs 2, both plugins.
+  --budget 2048,8192, --runs 2, both plugins; max_frames 20 (what the targets were set at).
 `;
 
 /** The value of `--name V` or `--name=V` on the command line. */
@@ -145,6 +145,8 @@ export async function run(): Promise<BenchReport> {
       ...commands,
       source: { kind: "git", repo, rev: option("rev"), cases },
       budgets,
+      // ocp eval's default is now a host's 10; the targets and the figures in bench/README.md were measured at 20.
+      maxFrames: 20,
       runs,
       onProgress: (p) => process.stderr.write(`relevance ${plugin}: ${p.done}/${p.total} ${p.caseId}\n`),
     });

@@ -45,9 +45,22 @@ describe("ocp eval over a git history", () => {
       ["--repo", fixture.dir, "--budget", "256,1024", "--runs", "2", "--json", "--", ...RIPGREP],
       { TMPDIR: tmp },
     );
-    expect(stderr).toMatch(/ocp eval: 3\/3 /); // progress on stderr
     expect(code).toBe(0);
+    // Progress on stderr: each case with the time so far and, at the mean per case, the time left.
+    expect(stderr).toMatch(/^ocp eval: 1\/3 \S+ .*\(\d[^)]*, about \d[^)]* left\)$/m);
+    expect(stderr).toMatch(/^ocp eval: 2\/3 \S+ .*\(\d[^)]*, about \d[^)]* left\)$/m);
+    expect(stderr).toMatch(/^ocp eval: 3\/3 \S+ .*\(\d+ s\)$/m);
     const report = JSON.parse(stdout) as EvalReport;
+    // max_frames is what an agent's host asks by default: the MCP tool's 10.
+    expect(report.maxFrames).toBe(10);
+    // Three cases, each on its own file: no more gold files than max_frames, so narrow — said at once on stderr.
+    expect(report.goldSpread).toMatchObject({ cases: 3, files: 3, narrow: true, goalBlind: { recall: 1, hit: 1 } });
+    expect(report.goldSpread.top.map((entry) => entry.cases)).toEqual([1, 1, 1]);
+    expect(report.goldSpread.reasons).toContain(
+      "3 gold files in all, no more than max_frames 10: one answer cites them all",
+    );
+    expect(stderr).toMatch(/^ocp eval: narrow gold, read the ratios over BM25 with care .*3 gold files in all/m);
+    expect(stderr.indexOf("narrow gold")).toBeLessThan(stderr.indexOf("ocp eval: 1/3"));
     expect(report.provider.name).toBe("ripgrep");
     expect(report.cases.map((c) => c.commit)).toEqual([
       fixture.commits.side,
@@ -88,31 +101,29 @@ describe("ocp eval over a git history", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
-  it("prints the table on stdout without --json", async () => {
-    const { code, stdout } = await ocpEval([
-      "--repo",
-      fixture.dir,
-      "--cases",
-      "1",
-      "--budget",
-      "512",
-      "--",
-      ...RIPGREP,
-    ]);
+  it("prints the table on stdout without --json: the commits skipped and why, the gold's spread, 100 columns", async () => {
+    const { code, stdout } = await ocpEval(["--repo", fixture.dir, "--budget", "512", "--", ...RIPGREP]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^ocp eval: ripgrep /);
-    expect(stdout).toMatch(/\| all +\| 512 +\| 1 +\| \d\.\d\d \/ \d\.\d\d/);
+    // Every commit but the merge looked at: 3 qualify, and each of the 8 others is counted under its reason.
+    expect(stdout).toMatch(/^11 commits looked at, 3 qualifying, 8 skipped:$/m);
+    const reasons = [...stdout.matchAll(/^ {2}(\d+) {2}(.+)$/gm)].map((m) => [m[2], Number(m[1])] as const);
+    expect(Object.fromEntries(reasons)).toMatchObject({
+      "changes no source file": 2, // the readme, the test
+      "adds or retypes a source file": 1,
+      "changes more than 3 source files": 1,
+      "no parent (root commit, or the edge of a shallow clone)": 1,
+    });
+    expect(reasons.reduce((sum, [, count]) => sum + count, 0)).toBe(8);
+    expect(stdout).toMatch(/^3 cases \(\d tuned, \d held out\), max_frames 10,/m);
+    expect(stdout).toMatch(/^Gold: 3 files over 3 cases; the commonest, src\/\w+\.ts, in 1 \(33%\)\.$/m);
+    expect(stdout).toMatch(/^WARNING: narrow gold/m);
+    expect(stdout).toMatch(/\| all +\| 512 +\| \d\.\d\d \/ \d\.\d\d/);
     // Files and lines in two tables, each narrow enough for a terminal.
-    expect(stdout).toMatch(/\| split +\| budget +\| cases +\| file recall +\| × +\| acc@1 /);
-    expect(stdout).toMatch(/\| split +\| budget +\| hunk recall +\| × +\| in gold files /);
+    expect(stdout).toMatch(/\| split +\| budget +\| file recall +\| × +\| acc@1 /);
+    expect(stdout).toMatch(/\| split +\| budget +\| hunk recall +\| × +\| % in gold +\| × +\| % used /);
     expect(stdout).toMatch(/\| all +\| 512 +\| \d\.\d\d \/ \d\.\d\d +\| \d\.\d\d×/);
-    const widest = Math.max(
-      ...stdout
-        .split("\n")
-        .filter((line) => line.startsWith("|"))
-        .map((line) => line.length),
-    );
-    expect(widest).toBeLessThanOrEqual(120);
+    expect(Math.max(...stdout.split("\n").map((line) => line.length))).toBeLessThanOrEqual(100);
   });
 
   it("fails with exit 1 and the reason when the provider does not start", async () => {
@@ -161,7 +172,7 @@ describe("ocp eval with labelled cases", () => {
       `${JSON.stringify({ goal: "exponential backoff of failed tasks", gold: ["guide/retry.md"] })}\n` +
         `${JSON.stringify({ goal: "dark mode palette", gold: ["guide/colors.md#L1-3"] })}\n`,
     );
-    const { code, stdout } = await ocpEval([
+    const { code, stdout, stderr } = await ocpEval([
       "--cases",
       cases,
       "--root",
@@ -175,6 +186,9 @@ describe("ocp eval with labelled cases", () => {
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as EvalReport;
     expect(report.source.kind).toBe("labelled");
+    // Progress as each case is answered (not all at the end), with the time left.
+    expect(stderr).toMatch(/^ocp eval: 1\/2 case-1 .*, about \d[^)]* left\)$/m);
+    expect(stderr).toMatch(/^ocp eval: 2\/2 case-2 /m);
     expect(report.cases.map((c) => c.gold)).toEqual([["guide/retry.md"], ["guide/colors.md#L1-3"]]);
     expect(report.cases.map((c) => c.budgets[0]?.bm25?.recall)).toEqual([1, 1]);
     expect(report.cases.map((c) => c.budgets[0]?.ours[0]?.recall)).toEqual([1, 1]);

@@ -4,7 +4,7 @@
  * stdout (or, with --json, only the JSON report); progress goes to stderr.
  */
 import { parseArgs } from "node:util";
-import { renderReport } from "../eval/report.js";
+import { renderReport } from "../eval/render.js";
 import { EVAL_DEFAULTS, runEval } from "../eval/run.js";
 import type { CommandLine, EvalProgress, EvalSource } from "../eval/types.js";
 import { terminalText } from "../provider/display-text.js";
@@ -32,7 +32,7 @@ Options:
   --root DIR           with a cases file: the directory served and the gold is relative to
   --seed S             sample the qualifying commits with seed S (default: the most recent)
   --budget B,B,..      token budgets (default ${EVAL_DEFAULTS.budgets.join(",")})
-  --max-frames N       max_frames of each query (default ${EVAL_DEFAULTS.maxFrames})
+  --max-frames N       max_frames of each query (default ${EVAL_DEFAULTS.maxFrames}, what the MCP tool asks)
   --runs R             ask every case R times and report how far the runs disagree (default 1)
   --prepare "CMD"      run before the provider for each tree, e.g. to build its index (split on
                        spaces, {root} and {cache} replaced; must exit 0)
@@ -48,7 +48,9 @@ Options:
 Example:
   ocp eval --repo . --budget 1024,2048,4096 -- ocp-ripgrep --root {root}
 
-docs/eval.md says what each metric means and which commits qualify.
+Progress (with the time left) and warnings go to stderr: a narrow gold spread (one file
+in a quarter of the cases, or no more gold files than max_frames) is said before the run.
+docs/eval.md says what each metric means, which commits qualify and why others are skipped.
 `;
 
 /** The options of `ocp eval` (read with `--no-` forms: `--no-baseline`). */
@@ -89,7 +91,27 @@ function commandLine(words: readonly string[], what: string): CommandLine {
   return { command, args };
 }
 
-/** A progress bar on stderr: redrawn in place on a terminal, one line per case otherwise. */
+/** A duration as a person reads it: `42 s`, `3 min 20 s`, `1 h 05 min`. */
+export function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+}
+
+/**
+ * The time a run has taken and, once a case is done, how long the rest should take at
+ * the mean per case so far: `42 s, about 3 min 20 s left`.
+ */
+export function estimate(progress: Pick<EvalProgress, "done" | "total" | "elapsedMs">, fallbackMs: number): string {
+  const elapsed = progress.elapsedMs ?? fallbackMs;
+  if (progress.done <= 0 || progress.done >= progress.total) return duration(elapsed);
+  const left = (elapsed / progress.done) * (progress.total - progress.done);
+  return `${duration(elapsed)}, about ${duration(left)} left`;
+}
+
+/** A progress bar on stderr: redrawn in place on a terminal, one line per case otherwise; each with the time left. */
 export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
   update(progress: EvalProgress): void;
   done(): void;
@@ -99,7 +121,7 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
   let drawn = false;
   return {
     update(progress) {
-      const seconds = Math.round((Date.now() - began) / 1000);
+      const time = estimate(progress, Date.now() - began);
       const metric = (name: string, value: { ours: number | null; bm25?: number | null } | undefined) =>
         value === undefined || value.ours === null
           ? ""
@@ -109,12 +131,12 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
       if (tty) {
         const width = 24;
         const filled = Math.round((progress.done / Math.max(1, progress.total)) * width);
-        stream.write(
-          `\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${count} ${terminalText(progress.caseId)}${recall} ${seconds}s`,
-        );
+        // Count and time first, cut to the terminal's width: a line that wrapped could not be redrawn in place.
+        const line = `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${count} ${time} · ${terminalText(progress.caseId)}${recall}`;
+        stream.write(`\r\x1b[2K${line.slice(0, Math.max(20, (stream.columns ?? 100) - 1))}`);
         drawn = true;
       } else {
-        stream.write(`ocp eval: ${count} ${terminalText(progress.caseId)}${recall} (${seconds} s)\n`);
+        stream.write(`ocp eval: ${count} ${terminalText(progress.caseId)}${recall} (${time})\n`);
       }
     },
     done() {

@@ -19,7 +19,8 @@ export {
   type ScoredFrame,
 } from "./lines.js";
 export { type EvalCase, type MineOptions, type MineStats, mineCases } from "./mine.js";
-export { HELD_OUT_RULE, markdownTable, renderReport, summarize } from "./report.js";
+export { markdownTable, renderReport, spreadLines } from "./render.js";
+export { HELD_OUT_RULE, summarize } from "./report.js";
 export { excludedContent, excludedPath, filteredMessage, goalFromMessage, heldOut } from "./rules.js";
 export { EVAL_DEFAULTS, runEval } from "./run.js";
 export {
@@ -32,5 +33,6 @@ export {
   parseGold,
   scoreAnswer,
 } from "./score.js";
+export { type GoldCount, type GoldSpread, goldSpread, NARROW_TOP_SHARE } from "./spread.js";
 export { type Tree, TreeCache, writeTree } from "./trees.js";
 export type * from "./types.js";

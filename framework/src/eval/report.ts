@@ -1,10 +1,9 @@
 /**
  * The report of an `ocp eval` run: means per split (all, tuned, held-out) and budget,
- * ours beside BM25 with their ratio, the spread over repeated runs, and the tables
- * `ocp eval` prints.
+ * ours beside BM25 with their ratio, and the spread over repeated runs (render.ts prints
+ * them).
  */
-import { terminalText } from "../provider/display-text.js";
-import type { Answer, CaseResult, EvalReport, MeanMetrics, SideSummary, SpreadRow, SummaryRow } from "./types.js";
+import type { Answer, CaseResult, MeanMetrics, SideSummary, SpreadRow, SummaryRow } from "./types.js";
 
 /** The held-out rule in words, as the report states it. */
 export const HELD_OUT_RULE =
@@ -121,113 +120,4 @@ export function summarize(
     };
   });
   return { summary, spread };
-}
-
-const f2 = (value: number | null) => (value === null ? "–" : value.toFixed(2));
-const pair = (ours: number | null, bm25: number | null | undefined, format = f2) =>
-  bm25 === undefined ? format(ours) : `${format(ours)} / ${format(bm25)}`;
-const times = (value: number | null | undefined) =>
-  value === null || value === undefined ? "–" : `${value.toFixed(2)}×`;
-
-/** Lays out rows as a Markdown table (pipes, padded columns), readable in a terminal and pasteable. */
-export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    `| ${cells.map((cell, i) => cell.padEnd(widths[i] as number)).join(" | ")} |`;
-  return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n");
-}
-
-/** One column of a summary table: a header and its cell for a row (with BM25 beside ours when there is one). */
-type Column = readonly [header: string, cell: (row: SummaryRow, bm25: boolean) => string, withBm25Only?: boolean];
-
-function table(report: EvalReport, columns: readonly Column[]): string {
-  const bm25 = report.summary.some((row) => row.bm25 !== undefined);
-  const shown = columns.filter(([, , only]) => bm25 || only !== true);
-  const rows = report.summary.map((row) => [
-    row.split,
-    String(row.budget),
-    ...shown.map(([, cell]) => (row.cases === 0 ? "–" : cell(row, bm25))),
-  ]);
-  return markdownTable(["split", "budget", ...shown.map(([header]) => header)], rows);
-}
-
-const whole = (value: number | null) => (value === null ? "–" : String(Math.round(value)));
-const percent = (value: number | null) => (value === null ? "–" : `${Math.round(value * 100)}%`);
-
-/** Files: were the right files shipped, and the right one first. */
-const FILE_COLUMNS: readonly Column[] = [
-  ["cases", (row) => String(row.cases)],
-  ["file recall", (row) => pair(row.ours.recall, row.bm25?.recall)],
-  ["×", (row) => times(row.ratio?.recall), true],
-  ["acc@1", (row) => pair(row.ours.acc1, row.bm25?.acc1)],
-  ["×", (row) => times(row.ratio?.acc1), true],
-  ["MRR", (row) => pair(row.ours.mrr, row.bm25?.mrr)],
-  ["hit", (row) => pair(row.ours.hit, row.bm25?.hit)],
-  ["errors", (row) => String(row.errors)],
-];
-
-/** Lines: did the changed lines ship, and where did the tokens go. */
-const LINE_COLUMNS: readonly Column[] = [
-  ["hunk recall", (row) => pair(row.ours.hunkRecall, row.bm25?.hunkRecall)],
-  ["×", (row) => times(row.ratio?.hunkRecall), true],
-  ["in gold files", (row) => pair(row.ours.goldShare, row.bm25?.goldShare, percent)],
-  ["×", (row) => times(row.ratio?.goldShare), true],
-  ["tokens", (row) => pair(row.ours.tokens, row.bm25?.tokens, whole)],
-  ["ms p50", (row) => row.ours.latencyMs.toFixed(0)],
-  ["gold > budget", (row) => String(row.goldOverBudget)],
-];
-
-/**
- * The tables `ocp eval` prints: one row per split and budget, "ours / BM25" in each
- * metric — files (recall, acc@1, MRR, hit) and lines (hunk recall, share of tokens in
- * gold files, tokens, latency) in two tables, so neither runs wider than a terminal.
- */
-export function renderReport(report: EvalReport): string {
-  const bm25 = report.summary.some((row) => row.bm25 !== undefined);
-  const source =
-    report.source.kind === "git"
-      ? `${report.source.repo} at ${report.source.head.slice(0, 12)} (${report.source.mining.scanned} commits looked at, ${report.source.mining.qualifying} qualifying)`
-      : `${report.source.root}${report.source.file === undefined ? "" : ` with ${report.source.file}`}`;
-  const heldOut = report.cases.filter((c) => c.heldOut).length;
-  const lines = [
-    terminalText(
-      `ocp eval: ${report.provider.name ?? report.provider.command} ${report.provider.version ?? ""} over ${source}`.trimEnd(),
-    ),
-    `${report.cases.length} cases (${report.cases.length - heldOut} tuned, ${heldOut} held out), max_frames ${report.maxFrames}, ${report.tokenizer}, ${report.runs} run(s), ${(report.elapsedMs / 1000).toFixed(1)} s`,
-    ...(bm25 ? ["Each cell is ours / BM25; × is ours ÷ BM25."] : []),
-    "",
-    "Files: the right files, and the right one first",
-    table(report, FILE_COLUMNS),
-    "",
-    "Lines: the changed lines, and where the tokens went",
-    table(report, LINE_COLUMNS),
-  ];
-  const all = report.summary.find((row) => row.split === "all");
-  if (all !== undefined && all.hunkCases < all.cases) {
-    lines.push(
-      "",
-      all.hunkCases === 0
-        ? "No case has line-level gold (hunks or path#Lstart-end): hunk recall is –."
-        : `Hunk recall is the mean over the ${all.hunkCases} of ${all.cases} cases with line-level gold (hunks or path#Lstart-end).`,
-    );
-  }
-  if (report.runs > 1) {
-    lines.push(
-      "",
-      markdownTable(
-        ["budget", "recall per run", "min", "max", "cases whose frames changed"],
-        report.spread.map((row) => [
-          String(row.budget),
-          row.runRecall.map(f2).join(" "),
-          f2(row.min),
-          f2(row.max),
-          String(row.changedCases),
-        ]),
-      ),
-    );
-  }
-  const unreachable = report.cases.filter((c) => c.unreachable.length > 0).length;
-  if (unreachable > 0)
-    lines.push("", `${unreachable} case(s) have gold no provider can cite (not a text file in the tree).`);
-  return `${lines.join("\n")}\n`;
 }

@@ -20,15 +20,20 @@ import { openRepository } from "./git.js";
 import { readLabelledCases } from "./labelled.js";
 import { type EvalCase, type MineStats, mineCases } from "./mine.js";
 import { HELD_OUT_RULE, meanMetrics, summarize } from "./report.js";
+import { goldSpread } from "./spread.js";
 import { removeAtExit, TreeCache } from "./trees.js";
 import type { Answer, CaseBudget, CaseResult, CommandLine, EvalOptions, EvalReport } from "./types.js";
 
 const execFileAsync = promisify(execFile);
 
-/** The default budgets, `max_frames`, number of mined cases and query bound. */
+/**
+ * The default budgets, `max_frames`, number of mined cases and query bound. `max_frames`
+ * is what an agent's host asks: the MCP bridge's `get_context` tool asks 10 when the agent
+ * gives none (`ocp query`, a person's command, asks 8).
+ */
 export const EVAL_DEFAULTS = {
   budgets: [2048, 4096, 8192],
-  maxFrames: 20,
+  maxFrames: 10,
   cases: 60,
   runs: 1,
   queryTimeoutMs: 60_000,
@@ -63,6 +68,8 @@ interface RunContext {
   readonly counter: TokenCounter;
   readonly timeoutMs: number;
   readonly warn: (message: string) => void;
+  /** When the first case began (performance.now()): the mean per case, and so the time left, goes by it. */
+  began?: number;
   /** Set once a provider has started: from then on a failed start is one case's failure, not a bad command. */
   started: boolean;
   name?: string;
@@ -145,16 +152,30 @@ async function prepareTree(root: string, cache: string, useGit: boolean, baselin
   };
 }
 
-function progress(context: RunContext, done: number, total: number, result: CaseResult): void {
-  const middle = result.budgets[Math.floor((result.budgets.length - 1) / 2)];
+/** Reports one finished case (of a labelled run: one case's run) with its recall at the middle budget. */
+function progress(
+  context: RunContext,
+  done: number,
+  total: number,
+  caseId: string,
+  ours: readonly MeanMetricsLike[],
+  bm25: readonly Answer[] | undefined,
+): void {
+  const middle = Math.floor((ours.length - 1) / 2);
+  const mine = ours[middle];
+  const theirs = bm25?.[middle];
   context.options.onProgress?.({
     done,
     total,
-    caseId: result.id,
-    recall: middle === undefined ? undefined : { ours: middle.oursMean.recall, bm25: middle.bm25?.recall },
-    hunkRecall: middle === undefined ? undefined : { ours: middle.oursMean.hunkRecall, bm25: middle.bm25?.hunkRecall },
+    caseId,
+    recall: mine === undefined ? undefined : { ours: mine.recall, bm25: theirs?.recall },
+    hunkRecall: mine === undefined ? undefined : { ours: mine.hunkRecall, bm25: theirs?.hunkRecall },
+    elapsedMs: context.began === undefined ? undefined : Math.round(performance.now() - context.began),
   });
 }
+
+/** The metrics a progress line shows: one answer's, or the mean of a case's runs. */
+type MeanMetricsLike = Pick<Answer, "recall" | "hunkRecall">;
 
 /** Mined cases: one tree (the parent) per case, a provider process per tree and run. */
 async function evalMined(context: RunContext, repo: string, cases: readonly EvalCase[]): Promise<CaseResult[]> {
@@ -162,6 +183,7 @@ async function evalMined(context: RunContext, repo: string, cases: readonly Eval
   const results: CaseResult[] = [];
   try {
     for (const kase of cases) trees.plan(kase.parent as string);
+    context.began = performance.now();
     for (const kase of cases) {
       const parent = kase.parent as string;
       const { root, cache } = await trees.acquire(parent);
@@ -180,8 +202,10 @@ async function evalMined(context: RunContext, repo: string, cases: readonly Eval
         } finally {
           if (!(connection instanceof Error)) await connection.shutdown();
         }
-        results.push(caseResult(kase, goldInfo, runs, bm25, context.budgets));
-        progress(context, results.length, cases.length, results[results.length - 1] as CaseResult);
+        const result = caseResult(kase, goldInfo, runs, bm25, context.budgets);
+        results.push(result);
+        const means = result.budgets.map((row) => row.oursMean);
+        progress(context, results.length, cases.length, result.id, means, bm25);
       } finally {
         trees.release(parent);
       }
@@ -197,28 +221,40 @@ async function evalLabelled(context: RunContext, root: string, cases: readonly E
   const scratch = mkdtempSync(join(tmpdir(), "ocp-eval-"));
   removeAtExit(scratch);
   try {
+    context.began = performance.now();
     const tree = await prepareTree(root, scratch, true, context.options.baseline !== false);
     const golds = cases.map((kase) => goldOf(kase, tree, context.counter));
+    const baselines = cases.map(
+      (kase, index) =>
+        tree.bm25 &&
+        baselineAll(
+          tree.bm25,
+          kase,
+          golds[index] as ReturnType<typeof goldOf>,
+          context.budgets,
+          context.maxFrames,
+          context.counter,
+        ),
+    );
     const runs: Answer[][][] = cases.map(() => []);
     const connection = await startOrError(context, tree);
+    // One process asks every case, run after run: progress counts each case's run as it is answered.
+    const total = cases.length * context.runs;
     try {
       for (let run = 0; run < context.runs; run++) {
         for (const [index, kase] of cases.entries()) {
           const truth = golds[index] as ReturnType<typeof goldOf>;
-          runs[index]?.push(await askAll(connection, kase, truth, tree, { ...context, timeoutMs: context.timeoutMs }));
+          const answers = await askAll(connection, kase, truth, tree, { ...context, timeoutMs: context.timeoutMs });
+          runs[index]?.push(answers);
+          progress(context, run * cases.length + index + 1, total, kase.id, answers, baselines[index]);
         }
       }
     } finally {
       if (!(connection instanceof Error)) await connection.shutdown();
     }
-    return cases.map((kase, index) => {
-      const goldInfo = golds[index] as ReturnType<typeof goldOf>;
-      const bm25 =
-        tree.bm25 && baselineAll(tree.bm25, kase, goldInfo, context.budgets, context.maxFrames, context.counter);
-      const result = caseResult(kase, goldInfo, runs[index] ?? [], bm25, context.budgets);
-      progress(context, index + 1, cases.length, result);
-      return result;
-    });
+    return cases.map((kase, index) =>
+      caseResult(kase, golds[index] as ReturnType<typeof goldOf>, runs[index] ?? [], baselines[index], context.budgets),
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -235,6 +271,13 @@ function checkOptions(options: EvalOptions): { budgets: number[]; maxFrames: num
   const runs = options.runs ?? EVAL_DEFAULTS.runs;
   if (!whole(runs, 1) || runs > 100) throw new OcpError(ERROR_CODES.USAGE, `runs must be a whole number from 1 to 100`);
   return { budgets: [...new Set(budgets)].sort((a, b) => a - b), maxFrames, runs };
+}
+
+/** Says at once, before the cases are asked, when their gold is too narrow for the ratios over BM25 to mean much. */
+function warnIfNarrow(context: RunContext, cases: readonly EvalCase[]): void {
+  const spread = goldSpread(cases, context.maxFrames);
+  if (!spread.narrow) return;
+  context.warn(`narrow gold, read the ratios over BM25 with care (docs/eval.md): ${spread.reasons.join("; ")}`);
 }
 
 /**
@@ -288,6 +331,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         `only ${mined.cases.length} of the ${wanted} cases asked for qualify (${mined.stats.scanned} commits looked at)`,
       );
     }
+    warnIfNarrow(context, mined.cases);
     cases = await evalMined(context, source.repo, mined.cases);
     sourceReport = {
       kind: "git",
@@ -301,6 +345,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   } else {
     const list = typeof source.cases === "string" ? readLabelledCases(source.cases) : [...source.cases];
     if (list.length === 0) throw new OcpError(ERROR_CODES.EVAL, "no labelled case given");
+    warnIfNarrow(context, list);
     cases = await evalLabelled(context, source.root, list);
     sourceReport = {
       kind: "labelled",
@@ -321,6 +366,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     cases,
     summary,
     spread,
+    goldSpread: goldSpread(cases, maxFrames),
     elapsedMs: Math.round(performance.now() - began),
   };
 }

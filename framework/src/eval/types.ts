@@ -6,6 +6,7 @@ import type { TokenizerName } from "../tokens/counter.js";
 import type { Hunk, LineMetrics } from "./lines.js";
 import type { EvalCase, MineStats } from "./mine.js";
 import type { Metrics } from "./score.js";
+import type { GoldSpread } from "./spread.js";
 
 /** A command line; `{root}` in any argument becomes the tree's root, `{cache}` a scratch directory of that tree. */
 export interface CommandLine {
@@ -44,6 +45,12 @@ export interface EvalProgress {
   readonly recall?: { readonly ours: number; readonly bm25?: number };
   /** Its hunk recall at the middle budget, ours and BM25's; null for a case with no line-level gold. */
   readonly hunkRecall?: { readonly ours: number | null; readonly bm25?: number | null };
+  /**
+   * Milliseconds since the first case began (trees, prepare command, provider start and
+   * queries included): `elapsedMs / done` is the mean per case an estimate of the time
+   * left goes by.
+   */
+  readonly elapsedMs?: number;
 }
 
 /** Options of {@link runEval}. */
@@ -55,7 +62,7 @@ export interface EvalOptions {
   readonly source: EvalSource;
   /** Token budgets each goal is asked under; default 2048, 4096, 8192. */
   readonly budgets?: readonly number[];
-  /** `max_frames` of every query; default 20. */
+  /** `max_frames` of every query; default 10, what the MCP bridge's tool asks when the agent gives none. */
   readonly maxFrames?: number;
   /** How many times each case is asked (the same process, the same queries again); default 1. */
   readonly runs?: number;
@@ -206,5 +213,7 @@ export interface EvalReport {
   readonly cases: readonly CaseResult[];
   readonly summary: readonly SummaryRow[];
   readonly spread: readonly SpreadRow[];
+  /** How widely the gold is spread over files, and whether that is too narrow for the ratios over BM25 to mean much. */
+  readonly goldSpread: GoldSpread;
   readonly elapsedMs: number;
 }
