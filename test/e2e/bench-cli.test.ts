@@ -95,6 +95,31 @@ describe("ocp bench", () => {
     expect(stdout).toMatch(/^ {2}cl100k_base /m);
   });
 
+  it("says what its figures are: the tokenizer's load apart, a cold first round, the truncation max_frames caused", async () => {
+    // Drawn goals (drawing asks the provider, filling its cache), and one frame an answer: both notes match.
+    const { code, stdout } = await ocp([
+      "bench",
+      "examples/hello-provider.ts",
+      "--goal",
+      "retries",
+      "--rounds",
+      "2",
+      "--max-frames",
+      "1",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /^tokenizer [\d.]+ ms \(loading its tables, before the first query: in none of the times below\)$/m,
+    );
+    const firstRound =
+      /^token count cache .*; first round (\d+\.\d)% \(emptied before it\), later rounds 100\.0%$/m.exec(stdout);
+    expect(Number(firstRound?.[1])).toBeLessThan(100);
+    const queries = Number(/^per query, ms \((\d+) queries\)/m.exec(stdout)?.[1]);
+    expect(stdout).toContain(
+      `truncated           ${queries} of ${queries}, all at max_frames 1: the frame limit bound, not the budget`,
+    );
+  });
+
   it("refuses a bad command line with exit 2, naming the problem", async () => {
     expect((await ocp(["bench"])).stderr).toMatch(/^ocp bench: takes exactly one module \(usage: ocp bench <module>/);
     expect((await ocp(["bench", "examples/hello-provider.ts", "--budget", "0"])).code).toBe(2);

@@ -96,6 +96,22 @@ const ms = (value: number) => (value < 10 ? value.toFixed(2) : value < 100 ? val
 const percent = (fraction: number, signed = false) =>
   `${signed && fraction > 0 ? "+" : ""}${(fraction * 100).toFixed(1)}%`;
 
+/**
+ * How many answers left candidates out, and how many of those stopped at `max_frames`
+ * rather than at the budget: "50 of 50 truncated" with a fifth of the budget unused
+ * otherwise reads as a budget too small.
+ */
+function truncation(report: BenchReport): string {
+  const { truncated, truncatedAtMaxFrames: atFrames } = report.shipped;
+  const head = `${truncated} of ${report.queries}`;
+  const frames = `max_frames ${report.maxFrames}`;
+  if (truncated === 0) return `${head} (every answer shipped all it found)`;
+  if (atFrames === 0) return `${head}, by the budget (or a plugin's own limit), none at ${frames}`;
+  if (atFrames === truncated)
+    return `${head}, ${truncated === 1 ? "it" : "all"} at ${frames}: the frame limit bound, not the budget`;
+  return `${head}: ${atFrames} at ${frames}, ${truncated - atFrames} by the budget (or a plugin's own limit)`;
+}
+
 /** The report as a person reads it. */
 export function renderBench(report: BenchReport, color: boolean): string {
   const c = pc.createColors(color);
@@ -105,6 +121,7 @@ export function renderBench(report: BenchReport, color: boolean): string {
       `ocp bench · ${provider.name} ${provider.version} · ${report.goals.length} goals${report.drawn ? " (drawn from its frames)" : ""} × ${report.rounds} rounds · budget ${report.budget} tokens, ${report.maxFrames} frames · ${provider.tokenizer}`,
     ),
     `setup ${ms(report.setupMs)} ms (plugin setups, before the first query)`,
+    `tokenizer ${ms(report.tokenizerLoadMs)} ms (loading its tables, before the first query: in none of the times below)`,
     "",
     `${`per query, ms (${report.queries} queries)`.padEnd(30)}${"median".padStart(8)} ${"p95".padStart(8)} ${"mean".padStart(8)}`,
   ];
@@ -120,8 +137,9 @@ export function renderBench(report: BenchReport, color: boolean): string {
   );
   const lookups = cache.hits + cache.misses;
   lines.push(
-    `token count cache   ${lookups === 0 ? "no lookups" : `${percent(cache.hits / lookups)} hits (${cache.hits} of ${lookups} counts)`}; first round ${percent(cache.firstRound)}, later rounds ${percent(cache.later)}`,
-    `tokens shipped      mean ${shipped.mean.toFixed(0)} of ${report.budget} (${percent(shipped.mean / report.budget)}), min ${shipped.min}, max ${shipped.max}${shipped.max > report.budget ? c.red(" — OVER BUDGET") : ""}; ${shipped.truncated} of ${report.queries} truncated, ${shipped.empty} empty`,
+    `token count cache   ${lookups === 0 ? "no lookups" : `${percent(cache.hits / lookups)} hits (${cache.hits} of ${lookups} counts)`}; first round ${percent(cache.firstRound)} (emptied before it), ${report.rounds > 1 ? `later rounds ${percent(cache.later)}` : "no later round"}`,
+    `tokens shipped      mean ${shipped.mean.toFixed(0)} of ${report.budget} (${percent(shipped.mean / report.budget)}), min ${shipped.min}, max ${shipped.max}${shipped.max > report.budget ? c.red(" — OVER BUDGET") : ""}; ${shipped.empty} of ${report.queries} empty`,
+    `truncated           ${truncation(report)}`,
     "",
     `estimates against the exact ${provider.tokenizer} count, on ${report.estimates.frames} distinct frame${report.estimates.frames === 1 ? "" : "s"} (each goal's frames under a wide budget):`,
     `  ${"".padEnd(12)}${"mean error".padStart(11)}${"bias".padStart(9)}${"worst".padStart(9)}${"Σ est/exact".padStart(13)}   packed by it: over budget`,

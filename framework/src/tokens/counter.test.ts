@@ -295,4 +295,16 @@ describe("cacheStats", () => {
     expect(createTokenCounter({ cacheSize: 0 }).cacheStats).toBeUndefined();
     expect(createTokenCounter({ tokenizer: "canonical" }).cacheStats).toBeUndefined();
   });
+
+  it("clearCache empties the cache (a repeat misses again, with the same count) and keeps the counts going", () => {
+    const counter = createTokenCounter();
+    const long = "word ".repeat(2000); // keyed by its digest: the other cache
+    const first = [counter.count("one"), counter.count(long)];
+    counter.clearCache?.();
+    expect([counter.count("one"), counter.count(long)]).toEqual(first);
+    expect(counter.cacheStats?.()).toEqual({ hits: 0, misses: 4 });
+    counter.count("one");
+    expect(counter.cacheStats?.()).toEqual({ hits: 1, misses: 4 });
+    expect(createTokenCounter({ cacheSize: 0 }).clearCache).toBeUndefined();
+  });
 });
