@@ -109,6 +109,13 @@ describe("renderReport", () => {
     expect(calm).not.toMatch(/WARNING/);
   });
 
+  it("shows a labelled gold entry's control and bidi characters as U+FFFD, never raw", () => {
+    const hostile = goldSpread([{ gold: ["docs/\u202eevil\u001b[2J.md"] }], 10);
+    const text = renderReport(report({ goldSpread: hostile }));
+    expect(text).toContain("the commonest, docs/\ufffdevil\ufffd[2J.md, in 1 (100%).");
+    expect(text.includes("\u001b") || text.includes("\u202e")).toBe(false);
+  });
+
   it("counts failed queries under the tables, per budget", () => {
     expect(renderReport(report())).toContain(
       "14 of 120 queries failed (timeout, error reply or budget violation) and count as empty answers:\n" +
