@@ -99,7 +99,7 @@ describe("ocp eval over a git history", () => {
     expect(report.spread.map((row) => row.runRecall.length)).toEqual([2, 2]);
     // Every tree was removed.
     expect(readdirSync(tmp)).toEqual([]);
-  });
+  }, 120_000); // three trees, a ripgrep child each, two budgets twice: past 30 s on a loaded machine
 
   it("prints the table on stdout without --json: the commits skipped and why, the gold's spread, 100 columns", async () => {
     const { code, stdout } = await ocpEval(["--repo", fixture.dir, "--budget", "512", "--", ...RIPGREP]);
@@ -124,7 +124,7 @@ describe("ocp eval over a git history", () => {
     expect(stdout).toMatch(/\| split +\| budget +\| hunk recall +\| × +\| % in gold +\| × +\| % used /);
     expect(stdout).toMatch(/\| all +\| 512 +\| \d\.\d\d \/ \d\.\d\d +\| \d\.\d\d×/);
     expect(Math.max(...stdout.split("\n").map((line) => line.length))).toBeLessThanOrEqual(100);
-  });
+  }, 120_000); // every commit mined, three trees with a ripgrep child each
 
   it("fails with exit 1 and the reason when the provider does not start", async () => {
     const { code, stderr } = await ocpEval([
