@@ -106,7 +106,8 @@ export function symbols(options: SymbolsOptions): Plugin {
   const sources = new SourceCache(new RootReader(resolved.root), SOURCE_CACHE_CHARS, (file) => indexer?.settle(file));
   let firstBuild: Promise<unknown> | undefined;
   let buildFailure: string | undefined;
-  let checkingNoted = false;
+  // The kind of the last state line said on stderr during the current pass: each kind once, not once a query.
+  let noted: "building" | "checking" | "rechecking" | undefined;
   let pluginLog: Logger | undefined;
   // Derived from the index, kept between queries: field words by file, the reference graph.
   const fields = new ProseFields();
@@ -143,30 +144,42 @@ export function symbols(options: SymbolsOptions): Plugin {
    */
   function incompleteness(index: Indexer, log: Logger): string | undefined {
     const building = index.building;
-    if (building === undefined) return undefined;
+    if (building === undefined) {
+      noted = undefined;
+      return undefined;
+    }
+    // Said on stderr when the state changes, not at every query: a bench or a batch of queries during one pass
+    // would print the same line dozens of times. Each answer still says why it is partial, with counts.
+    const note = (kind: NonNullable<typeof noted>, say: () => void) => {
+      if (noted !== kind) say();
+      noted = kind;
+    };
     const { fileCount, symbolCount } = index.table;
     if (!index.complete) {
       const of =
         building.total > 0
           ? `${fileCount} of ${building.total} files indexed`
           : `${fileCount} files indexed, the tree still being listed`;
-      log.warn(
-        `the index is still being built (${of}): answering from the ${symbolCount} symbols indexed so far, ` +
-          "marked truncated. `ocp-symbols --index` builds it ahead of time",
+      note("building", () =>
+        log.warn(
+          `the index is still being built (${of}): answering from the ${symbolCount} symbols indexed so far, ` +
+            "marked truncated, until it is done. `ocp-symbols --index` builds it ahead of time",
+        ),
       );
       return `the symbol index is still being built (${of}), so matches in the other files are missing; ask again shortly`;
     }
     const left = building.total > 0 ? building.total - building.done : 0;
     if (left === 0) {
-      // Once per start: every query until the pass ends would say the same.
-      if (!checkingNoted)
-        log.info("still checking the tree for changes since the cache was written; answering from the cache");
-      checkingNoted = true;
+      note("checking", () =>
+        log.info("still checking the tree for changes since the cache was written; answering from the cache"),
+      );
       return undefined;
     }
-    log.info(
-      `re-checking ${left} files that may have changed since the cache was written; answering from the cache, ` +
-        "marked truncated",
+    note("rechecking", () =>
+      log.info(
+        `re-checking ${left} files that may have changed since the cache was written; answering from the cache, ` +
+          "marked truncated, until it is done",
+      ),
     );
     return `the symbol index is re-checking ${left} files that may have changed since it was saved, so matches in them may be missing or out of date; ask again shortly`;
   }
