@@ -190,7 +190,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Renders rows as a Markdown table, so the output can be pasted into bench/README.md as is. */
+/** Renders rows as a Markdown table, for the terminal and for a commit message as is. */
 export function markdownTable(rows: readonly BenchRow[]): string {
   const first = rows[0];
   if (first === undefined) return "(no rows)";

@@ -35,7 +35,8 @@
  * Every factor is in [0, 1], the two weight sets each sum to 1, so relevance is in [0, 1].
  *
  * The weights were tuned with `ocp eval` on the tuned split only (never the held-out
- * cases) of this repository's history and honojs/hono's: see bench/README.md.
+ * cases) of this repository's history and honojs/hono's: `npm run bench -- relevance`, see
+ * docs/benchmarks.md.
  */
 
 /** The measured properties of one snippet, each in [0, 1] (`repeat` is the snippet's rank in its file, from 0). */

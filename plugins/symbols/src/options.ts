@@ -69,7 +69,8 @@ export const DEFAULTS = {
  * The default number of worker threads: one per core beside the main thread's (which
  * parses too), at most 4 — and none on two cores or fewer, where a worker's own copy
  * of the compiler (~0.4 s to load) and the hand-over of its results cost more than
- * the parallel parsing wins (measured: bench/README.md).
+ * the parallel parsing wins (measured: `npm run bench -- symbols` times the other worker
+ * setting beside the default; docs/benchmarks.md).
  */
 export function defaultWorkers(): number {
   const cores = availableParallelism();
