@@ -210,6 +210,17 @@ const PASSAGE_CHARS = 600;
  */
 const LATER_PASSAGE = 0.2;
 
+/**
+ * A table, with the paragraph that introduces it, stays one passage up to this many times
+ * the passage size: cut between its rows, all but the first piece lose the header that
+ * says what the columns are, and the sentence above says what the table is for. With
+ * 2.5 (1500 characters), "how are token costs counted?" ships docs/tokens.md's tokenizer
+ * table first (it was a rowless piece at rank 15, behind its own 6-line intro); the tuned
+ * goals of bench/cases/docs.jsonl rank as before (28 of 32 at 1024 tokens, MRR 0.576
+ * against 0.575), from 2.5 to 4 alike.
+ */
+export const TABLE_PASSAGES = 2.5;
+
 /** A line range [from, to) of a section's lines. */
 type Span = [number, number];
 
@@ -217,14 +228,17 @@ type Span = [number, number];
  * A section as passages of at most about `maxChars` characters, each its section's exact
  * lines under its section's heading, so a passage still cites `file#Section`. Cut between
  * paragraphs (at blank lines outside code fences) into passages of about equal size; a
- * paragraph longer than a passage alone (a long table or list) is cut between its lines.
+ * table and the paragraph before it stay together up to {@link TABLE_PASSAGES} passages;
+ * a longer paragraph (a long table or list) is cut between its lines.
  */
 export function sectionPassages(section: Section, maxChars = PASSAGE_CHARS): Section[] {
   if (section.text.length <= maxChars) return [section];
   const lines = section.text.split(/(?<=\n)/);
   const size = ([from, to]: Span) => lines.slice(from, to).reduce((sum, line) => sum + line.length, 0);
-  const pieces = paragraphs(lines).flatMap((span) =>
-    size(span) <= maxChars ? [span] : cutLines(lines, span, maxChars),
+  const pieces = withTables(lines, paragraphs(lines), maxChars * TABLE_PASSAGES).flatMap(({ span, table }) =>
+    size(span) <= maxChars || (table && size(span) <= maxChars * TABLE_PASSAGES)
+      ? [span]
+      : cutLines(lines, span, maxChars),
   );
   // Equal shares rather than full passages and a scrap: a passage of three lines says little.
   const target = section.text.length / Math.ceil(section.text.length / maxChars);
@@ -240,11 +254,46 @@ export function sectionPassages(section: Section, maxChars = PASSAGE_CHARS): Sec
   };
   for (const piece of pieces) {
     const length = size(piece);
-    if (chars > 0 && (chars + length > maxChars || chars >= target)) close(piece[0]);
+    // The heading line alone says nothing: it goes with what follows it, however long.
+    const headingAlone = from === 0 && headingsOnly(lines, [0, piece[0]]);
+    if (chars > 0 && !headingAlone && (chars + length > maxChars || chars >= target)) close(piece[0]);
     chars += length;
   }
   close(lines.length);
   return passages;
+}
+
+/** The lines are headings and blank lines only: they say what follows, nothing alone. */
+function headingsOnly(lines: readonly string[], [from, to]: Span): boolean {
+  return lines.slice(from, to).every((line) => line.trim() === "" || /^#{1,6}\s/.test(line));
+}
+
+/** A paragraph's lines are a table: every line that is not blank is a row, and there is one. */
+function isTable(lines: readonly string[], [from, to]: Span): boolean {
+  const rows = lines.slice(from, to).filter((line) => line.trim() !== "");
+  return rows.length > 0 && rows.every((line) => line.trimStart().startsWith("|"));
+}
+
+/**
+ * The paragraphs with each table marked and joined to the paragraph before it (not a
+ * heading, not another table) when the two together are at most `maxChars`.
+ */
+function withTables(
+  lines: readonly string[],
+  spans: readonly Span[],
+  maxChars: number,
+): { span: Span; table: boolean }[] {
+  const size = ([from, to]: Span) => lines.slice(from, to).reduce((sum, line) => sum + line.length, 0);
+  const marked: { span: Span; table: boolean }[] = [];
+  for (const span of spans) {
+    const table = isTable(lines, span);
+    const before = marked.at(-1);
+    const lead = before !== undefined && !before.table && !headingsOnly(lines, before.span);
+    if (table && lead && size([before.span[0], span[1]]) <= maxChars) {
+      marked[marked.length - 1] = { span: [before.span[0], span[1]], table: true };
+    } else marked.push({ span, table });
+  }
+  return marked;
 }
 
 /** A section's paragraphs, each ending with its blank line; a fenced block with blank lines inside stays one. */

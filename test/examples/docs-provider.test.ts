@@ -46,7 +46,7 @@ const sectionText = fc
   .map((blocks) => `## A heading\n\n${blocks.join("\n")}`);
 
 describe("sectionPassages", () => {
-  it("cuts a section into consecutive passages of its exact lines, none longer than asked but for a single long line", () => {
+  it("cuts a section into consecutive passages of its exact lines, none longer than asked but for a table or a single long line", () => {
     fc.assert(
       fc.property(
         sectionText,
@@ -72,7 +72,13 @@ describe("sectionPassages", () => {
             ).toBe("");
             expect(passage.start).toBeGreaterThanOrEqual(next);
             expect(passage.end).toBeGreaterThanOrEqual(passage.start);
-            if (passage.start !== passage.end) expect(passage.text.length).toBeLessThanOrEqual(maxChars);
+            // The heading line goes with what follows it; a table (and its lead-in) may take up to TABLE_PASSAGES.
+            const body = passage.text.split(/(?<=\n)/);
+            const head =
+              passage.start === start ? (body.findIndex((line) => !/^(#{1,6}\s.*)?\n$/.test(line)) + 1 || 1) - 1 : 0;
+            const rest = body.slice(head).join("");
+            const limit = /^\|/m.test(rest) ? maxChars * example.TABLE_PASSAGES : maxChars;
+            if (body.length - head > 1) expect(rest.length).toBeLessThanOrEqual(limit);
             expect(passage.text.trim()).not.toBe("");
             next = passage.end + 1;
           }
@@ -85,6 +91,25 @@ describe("sectionPassages", () => {
         },
       ),
     );
+  });
+
+  it("keeps a table whole with the paragraph that introduces it, and the heading with what follows", () => {
+    const rows = Array.from({ length: 9 }, (_, i) => `| \`name${i}\` | what row ${i} says, at some length |\n`).join(
+      "",
+    );
+    const table = `| name | meaning |\n| ---- | ------- |\n${rows}`;
+    const lead = "What each name means, and how it is counted.\n";
+    const text = `## Names\n\n${lead}\n${table}\n${"Afterwards, more words. ".repeat(8)}\n`;
+    const section = { file: "a.md", heading: "Names", text, start: 1, end: text.split("\n").length - 1 };
+    // The table alone is longer than a passage, shorter than TABLE_PASSAGES of them.
+    expect(table.length).toBeGreaterThan(200);
+    const passages = example.sectionPassages(section, 200);
+    expect(passages[0]?.text).toBe(`## Names\n\n${lead}\n${table}\n`);
+    expect(passages.slice(1).some((passage) => passage.text.includes("|"))).toBe(false);
+    // Longer than TABLE_PASSAGES passages, a table is cut between its rows as before.
+    const cut = example.sectionPassages(section, 100);
+    expect(cut.filter((passage) => passage.text.includes("| name")).length).toBe(1);
+    expect(cut.filter((passage) => passage.text.includes("|")).length).toBeGreaterThan(2);
   });
 
   it("keeps a fenced block whole when it fits, blank lines inside and all", () => {
