@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   aboutTests,
+  declaredName,
+  definitionQuestion,
   filePrior,
   isDefinition,
   MATCH_QUALITY,
@@ -13,6 +15,7 @@ import {
   repeatFactor,
   type SnippetFeatures,
 } from "./rank.js";
+import { queryTerms } from "./terms.js";
 
 const at = (line: string, word: string) => {
   const start = line.indexOf(word);
@@ -226,5 +229,53 @@ describe("isDefinition", () => {
       "} else if (x) {",
     ])
       expect(isDefinition(line), line).toBe(false);
+  });
+});
+
+describe("declaredName", () => {
+  it("names what a definition line declares, in the common languages", () => {
+    expect(declaredName("export function skippedChecks(report: ConformanceReport): string[] {")).toBe("skippedChecks");
+    expect(declaredName("export default async function main() {")).toBe("main");
+    expect(declaredName("export const parseConfig = (text: string) => {")).toBe("parseConfig");
+    expect(declaredName("  private static readonly limit = 3;")).toBeUndefined(); // not a definition line
+    expect(declaredName("class RootReader {")).toBe("RootReader");
+    expect(declaredName("def parse_config(text):")).toBe("parse_config");
+    expect(declaredName("func (c *Conf) Parse(text string) error {")).toBe("Parse");
+    expect(declaredName("pub(crate) fn parse_config(text: &str) -> Config {")).toBe("parse_config");
+    expect(declaredName("  resolve(path: string): string {")).toBe("resolve");
+    expect(declaredName('const report = await conformanceReport({ goals: ["skippedChecks"] });')).toBe("report");
+    expect(declaredName("return skippedChecks(report);")).toBeUndefined();
+  });
+});
+
+describe("definitionQuestion", () => {
+  it("is a goal that asks where an identifier it names is defined or declared", () => {
+    for (const goal of [
+      "where is skippedChecks defined?",
+      "the definition of parse_config",
+      "where is RootReader declared",
+      "find the declaration of maxTokens",
+    ]) {
+      expect(definitionQuestion(queryTerms(goal)), goal).toBeDefined();
+    }
+    const question = definitionQuestion(queryTerms("where is skippedChecks defined?"));
+    expect(question?.declares("export function skippedChecks(report) {")).toBe(true);
+    expect(question?.declares("const report = skippedChecks(all);")).toBe(false);
+    expect(question?.declares("export function skippedCheck(report) {")).toBe(false);
+    // The asking word, and only it, is marked.
+    const terms = queryTerms("where is skippedChecks defined?");
+    expect(terms.filter((_, i) => question?.asks[i]).map((term) => term.text)).toEqual(["defin"]);
+  });
+
+  it("is no other goal: no identifier, no asking word, or a verb that says what something does", () => {
+    for (const goal of [
+      "where is the budget defined?",
+      "skippedChecks",
+      "how does runConformance report skipped checks",
+      "a plugin declares itself in its package.json and its bin runs on runProviderCommand",
+      "defines parseConfig",
+    ]) {
+      expect(definitionQuestion(queryTerms(goal)), goal).toBeUndefined();
+    }
   });
 });

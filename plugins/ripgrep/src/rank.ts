@@ -37,7 +37,13 @@
  * The weights were tuned with `ocp eval` on the tuned split only (never the held-out
  * cases) of this repository's history and honojs/hono's: `npm run bench -- relevance`, see
  * docs/benchmarks.md.
+ *
+ * A goal that asks where an identifier is defined ({@link definitionQuestion}) is
+ * answered by the line that declares it: there, `definition` is 1 for a window that
+ * declares a named identifier (in any kind of file: prior 1) and 0 for the others, and
+ * the asking words ("defined") weigh nothing.
  */
+import type { Term } from "./terms.js";
 
 /** The measured properties of one snippet, each in [0, 1] (`repeat` is the snippet's rank in its file, from 0). */
 export interface SnippetFeatures {
@@ -166,6 +172,56 @@ const DEFINITION =
 /** True if `line` looks like a definition (see {@link DEFINITION}'s comment). */
 export function isDefinition(line: string): boolean {
   return DEFINITION.test(line);
+}
+
+/**
+ * The name a definition line declares: the identifier after its modifiers and keyword
+ * (`export function parseConfig(`, `def parse_config(`, `func (c *Conf) Parse(`), or its
+ * first identifier (`parseConfig = (…) =>`, a method head). Undefined for a line that is
+ * not a definition ({@link isDefinition}).
+ */
+export function declaredName(line: string): string | undefined {
+  if (!DEFINITION.test(line)) return undefined;
+  return DECLARED.exec(line)?.[1];
+}
+
+const DECLARED =
+  /^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:(?:public|private|protected|static|readonly|override|get|set|pub(?:\([^)]*\))?)\s+)*(?:(?:function|class|interface|type|enum|const|let|var|def|func|fn|struct|trait|impl|module|namespace|macro_rules!)\s*\*?\s+(?:\([^)]*\)\s*)?)?([\p{L}_$][\p{L}\p{N}_$]*)/u;
+
+/**
+ * The words (as searched, so stemmed) that ask for a definition: "defined", "defining",
+ * "definition", "declared", "declaration". Not "defines" or "declares", which say what
+ * something does ("a plugin declares itself in its package.json") more often than they ask.
+ */
+const DEFINITION_WORD = /^(?:defin|definition|declar|declaration)$/i;
+
+/** What a goal that asks where something is defined is after: see {@link definitionQuestion}. */
+export interface DefinitionQuestion {
+  /** Per term: one of the words that ask for a definition. */
+  readonly asks: readonly boolean[];
+  /** Does a definition line declare one of the identifiers the goal names? */
+  declares(line: string): boolean;
+}
+
+/**
+ * A goal that asks where an identifier it names is defined ("where is parseConfig
+ * defined?", "the definition of parse_config"), or undefined for any other goal. Its
+ * answer is the line that declares the identifier: not the README, test or package.json
+ * that quote the question, although they hold more of its words. The words that ask
+ * ("defined") say what the answer is and rarely occur in it, so they weigh nothing.
+ */
+export function definitionQuestion(terms: readonly Term[]): DefinitionQuestion | undefined {
+  const asks = terms.map((term) => term.source === "word" && DEFINITION_WORD.test(term.text));
+  const names = terms.filter((term) => term.source === "identifier");
+  if (names.length === 0 || !asks.includes(true)) return undefined;
+  return {
+    asks,
+    declares(line) {
+      const name = declaredName(line);
+      if (name === undefined) return false;
+      return names.some((term) => (term.caseSensitive ? name === term.text : name.toLowerCase() === term.text));
+    },
+  };
 }
 
 const WORD_CHAR = /[\p{L}\p{M}\p{N}_]/u;

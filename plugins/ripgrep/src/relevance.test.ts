@@ -124,4 +124,37 @@ describe("ripgrep relevance", () => {
     const frames = await ask(root, "Deprecate support for source encodings other than UTF-8", 2048);
     expect(fileOf(frames[0] as ContextFrame, root)).toBe("sphinx/config.py");
   });
+
+  it("ranks first the line that declares the identifier a goal asks where is defined, above files that quote the question", async () => {
+    // A generated ripgrep project: its README, package.json and test quote its sample question
+    // (every word of it), while the definition, in a test helper, holds the name alone.
+    const goal = "where is skippedChecks defined?";
+    const root = makeTree({
+      "README.md": `# notes\n\nnpm run query -- "${goal}"  # ask it one question\n\nSkipped checks are listed.\n`,
+      "package.json": `{\n  "scripts": {\n    "inspect": "ocp inspect stdio --query \\"${goal}\\" -- node src/main.ts"\n  }\n}\n`,
+      "test/provider.test.ts": [
+        `import { conformanceReport, skippedChecks } from "./conformance.js";`,
+        `it("skips nothing", async () => {`,
+        `  const report = await conformanceReport({ goals: ["conformanceReport skippedChecks"] });`,
+        `  expect(skippedChecks(report)).toEqual([]);`,
+        `  const { frames } = await ask("${goal}");`,
+        `});`,
+        "",
+      ].join("\n"),
+      "test/conformance.ts": [
+        `/** The checks the suite skipped, by name. */`,
+        `export function skippedChecks(report: ConformanceReport): string[] {`,
+        `  return report.checks.filter((check) => check.status === "skipped").map((check) => check.name);`,
+        `}`,
+        "",
+      ].join("\n"),
+      "src/provider.ts": `// binary, hidden and very large files are skipped\nexport const provider = 1;\n`,
+    });
+    const frames = await ask(root, goal, 1024);
+    expect(fileOf(frames[0] as ContextFrame, root)).toBe("test/conformance.ts");
+    expect(frames[0]?.content).toContain("export function skippedChecks");
+    // Without the question, the name alone: the files that use it still rank as before (no definition boost).
+    const plain = await ask(root, "skippedChecks", 1024);
+    expect(plain.map((frame) => fileOf(frame, root))).toContain("test/provider.test.ts");
+  });
 });

@@ -11,6 +11,8 @@ import { type Anchors, proximity, symbolRegExp } from "./anchors.js";
 import type { FileMatches } from "./collect.js";
 import {
   aboutTests,
+  type DefinitionQuestion,
+  definitionQuestion,
   filePrior,
   isDefinition,
   MATCH_QUALITY,
@@ -61,6 +63,8 @@ interface FileContext {
   symbols: RegExp | undefined;
   fileCoverage: number;
   prior: number;
+  /** Set when the goal asks where an identifier is defined. */
+  question: DefinitionQuestion | undefined;
 }
 
 /** A scored window, before its candidate is built. */
@@ -167,6 +171,7 @@ function scoreWindow(
 ): { features: SnippetFeatures; bestLine: number } {
   const best = new Array<number>(weights.length).fill(0);
   let definition = 0;
+  let declares = false;
   let bestLine = window.matches[0] as number;
   let bestLineScore = -1;
   for (const number of window.matches) {
@@ -186,6 +191,7 @@ function scoreWindow(
       lineScore += weight * quality;
     });
     if (lineScore > 0 && definition === 0 && isDefinition(text)) definition = 1;
+    if (lineScore > 0 && context.question?.declares(text)) declares = true;
     if (lineScore > bestLineScore) {
       bestLineScore = lineScore;
       bestLine = number;
@@ -220,8 +226,9 @@ function scoreWindow(
       pathMatch: context.pathMatch,
       proximity: context.proximity,
       mention,
-      definition,
-      prior: context.prior,
+      // Asked where a name is defined, only its declaration is a definition, in whatever kind of file.
+      definition: context.question === undefined ? definition : declares ? 1 : 0,
+      prior: declares ? 1 : context.prior,
     },
     bestLine,
   };
@@ -247,7 +254,7 @@ export function bestPossible(context: FileContext, minWeightShare: number): numb
     proximity: context.proximity,
     mention: context.symbols !== undefined ? 1 : 0,
     definition: 1,
-    prior: context.prior,
+    prior: context.question === undefined ? context.prior : 1,
   });
 }
 
@@ -331,7 +338,9 @@ export function buildSnippets(
   if (terms.length === 0) return { candidates: [], origins: [], omitted: 0 };
   for (const file of files) stats.present(file);
   const { matchers } = stats;
-  const raw = stats.weights();
+  const question = definitionQuestion(terms);
+  // The words that ask for a definition say what the answer is, not what it holds.
+  const raw = stats.weights().map((weight, i) => (question?.asks[i] ? 0 : weight));
   // A weight of 0 (a term in every file of a one-file search) would make the share undefined.
   const weights = raw.some((weight) => weight > 0) ? raw : raw.map(() => 1);
   const weightTotal = weights.reduce((sum, weight) => sum + weight, 0);
@@ -368,6 +377,7 @@ export function buildSnippets(
       symbols,
       fileCoverage: weights.reduce((sum, weight, i) => sum + (present[i] ? weight : 0), 0) / weightTotal,
       prior: filePrior(file.path, testsWanted, terms),
+      question,
     };
     // Every window feature at its most: what no window of this file can exceed (see bestPossible).
     return { file, windows, context, bound: bestPossible(context, minWeightShare) };
@@ -394,6 +404,11 @@ export function buildSnippets(
     // Diminishing returns: a file's n-th best window is scored again with its rank in the file.
     own.slice(0, options.perFileMaxSnippets).forEach(({ features, entry }, index) => {
       const kept = index === 0 ? entry : { ...entry, relevance: relevance({ ...features, repeat: index }) };
+      // Nothing of the goal but the words that ask for a definition (`defineConfig` for "defined"): not offered.
+      if (kept.relevance === 0) {
+        omitted++;
+        return;
+      }
       ranked.push(kept);
       best.add(kept.relevance);
     });
