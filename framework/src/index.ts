@@ -21,6 +21,7 @@ export {
   type Plugin,
   type PluginDefinition,
   type QueryExtension,
+  type Resolution,
   type ScoreScale,
   type SearchContext,
   type SearchOutput,

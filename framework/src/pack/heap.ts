@@ -32,6 +32,19 @@ export class Heap<T> {
     return top;
   }
 
+  /** Adds an item. */
+  push(item: T): void {
+    const items = this.#items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#before(items[i] as T, items[parent] as T)) return;
+      [items[i], items[parent]] = [items[parent] as T, items[i] as T];
+      i = parent;
+    }
+  }
+
   /** Removes and returns every item left, in no particular order. */
   drain(): T[] {
     return this.#items.splice(0);

@@ -7,6 +7,12 @@
  * the source.
  */
 
+/** A 1-based, inclusive range of lines of a source. */
+export interface LineRange {
+  start: number;
+  end: number;
+}
+
 /** Offsets just past each line terminator, in order; the text's end counts as one when it does not end in `\n`. */
 export function lineEnds(text: string): number[] {
   const ends: number[] = [];

@@ -64,6 +64,7 @@ export function answer(
     kinds: request.kinds,
     counter: counting.counter,
     cuts: counting.cuts,
+    scoreStep: runtime.scoreStep,
   };
   const { trace, incomplete } = options;
   const began = trace === undefined ? 0 : performance.now();

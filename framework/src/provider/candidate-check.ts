@@ -7,41 +7,90 @@ import { z } from "zod";
 import { FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import type { Candidate } from "./plugin.js";
 
+const RangeSchema = z
+  .object({ start: z.int().min(1), end: z.int().min(1) })
+  .refine((range) => range.end >= range.start, "range.end is before range.start");
+
+/** `outer` holds every line of `inner` and at least one more. */
+const holds = (outer: { start: number; end: number }, inner: { start: number; end: number }) =>
+  outer.start <= inner.start && inner.end <= outer.end && (outer.start < inner.start || inner.end < outer.end);
+
 /** The candidate shape as a Zod schema: the readable statement of the rules. */
-export const CandidateSchema = z.object({
-  content: z.string(),
-  // Any JS number passes here, NaN and Infinity included: mapRelevance() names those precisely.
-  relevance: z.custom<number>((value) => typeof value === "number", "relevance must be a number"),
-  id: z.string().min(1).optional(),
-  kind: z.enum(FRAME_KINDS).optional(),
-  title: z.string().optional(),
-  citationLabel: z.string().optional(),
-  uri: z.string().min(1).optional(),
-  path: z.string().min(1).optional(),
-  range: z
-    .object({ start: z.int().min(1), end: z.int().min(1) })
-    .refine((range) => range.end >= range.start, "range.end is before range.start")
-    .optional(),
-  provenance: z
-    .array(
-      z.object({
-        type: z.string().min(1).optional(),
-        uri: z.string().optional(),
-        range: z.string().optional(),
-        digest: z.string().optional(),
-        method: z.string().optional(),
-        by: z.string().optional(),
-      }),
-    )
-    .optional(),
-  validFrom: z.union([z.string(), z.date()]).optional(),
-  validTo: z.union([z.string(), z.date()]).optional(),
-  recordedAt: z.union([z.string(), z.date()]).optional(),
-  relations: z
-    .array(z.object({ rel: z.string().min(1), targetUri: z.string().min(1), displayName: z.string().optional() }))
-    .optional(),
-  embedding: z.object({ fingerprint: z.string().min(1), vector: z.array(z.number()).optional() }).optional(),
-});
+export const CandidateSchema = z
+  .object({
+    content: z.string(),
+    // Any JS number passes here, NaN and Infinity included: mapRelevance() names those precisely.
+    relevance: z.custom<number>((value) => typeof value === "number", "relevance must be a number"),
+    id: z.string().min(1).optional(),
+    kind: z.enum(FRAME_KINDS).optional(),
+    title: z.string().optional(),
+    citationLabel: z.string().optional(),
+    uri: z.string().min(1).optional(),
+    path: z.string().min(1).optional(),
+    range: RangeSchema.optional(),
+    resolutions: z
+      .array(
+        z.object({
+          content: z.string(),
+          range: RangeSchema,
+          relevance: z.custom<number>((value) => typeof value === "number", "relevance must be a number").optional(),
+          id: z.string().min(1).optional(),
+          title: z.string().optional(),
+          citationLabel: z.string().optional(),
+        }),
+      )
+      .optional(),
+    pointerLine: z.int().min(1).optional(),
+    provenance: z
+      .array(
+        z.object({
+          type: z.string().min(1).optional(),
+          uri: z.string().optional(),
+          range: z.string().optional(),
+          digest: z.string().optional(),
+          method: z.string().optional(),
+          by: z.string().optional(),
+        }),
+      )
+      .optional(),
+    validFrom: z.union([z.string(), z.date()]).optional(),
+    validTo: z.union([z.string(), z.date()]).optional(),
+    recordedAt: z.union([z.string(), z.date()]).optional(),
+    relations: z
+      .array(z.object({ rel: z.string().min(1), targetUri: z.string().min(1), displayName: z.string().optional() }))
+      .optional(),
+    embedding: z.object({ fingerprint: z.string().min(1), vector: z.array(z.number()).optional() }).optional(),
+  })
+  .superRefine((candidate, ctx) => {
+    const { range, uri } = candidate;
+    if (
+      candidate.pointerLine !== undefined &&
+      !(range && range.start <= candidate.pointerLine && candidate.pointerLine <= range.end)
+    ) {
+      ctx.addIssue({ code: "custom", path: ["pointerLine"], message: "pointerLine is not a line of range" });
+    }
+    const views = candidate.resolutions ?? [];
+    if (views.length > 0 && (uri === undefined || range === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["resolutions"],
+        message: "resolutions need the candidate's uri and range",
+      });
+      return;
+    }
+    let inner = range;
+    for (const [index, view] of views.entries()) {
+      if (inner !== undefined && !holds(view.range, inner)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["resolutions", index, "range"],
+          message: `does not hold all of ${index === 0 ? "the candidate's range" : "the previous view's"} and more`,
+        });
+        return;
+      }
+      inner = view.range;
+    }
+  });
 
 type Fields = Record<string, unknown>;
 
@@ -53,6 +102,11 @@ const optionalTime = (value: unknown) =>
   value === undefined || typeof value === "string" || (value instanceof Date && !Number.isNaN(value.getTime()));
 const lineNumber = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 1;
 const finite = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+const rangeOk = (range: unknown): range is { start: number; end: number } =>
+  isObject(range) &&
+  lineNumber(range.start) &&
+  lineNumber(range.end) &&
+  (range.end as number) >= (range.start as number);
 
 function provenanceOk(entry: unknown): boolean {
   return (
@@ -77,6 +131,24 @@ function relationOk(entry: unknown): boolean {
   );
 }
 
+/** Views of a located candidate, each holding the one before (the first, the candidate's range). */
+function resolutionsOk(views: unknown, uri: unknown, range: { start: number; end: number } | undefined): boolean {
+  if (!Array.isArray(views)) return false;
+  if (views.length === 0) return true;
+  let inner = range;
+  for (const view of views) {
+    if (!isObject(view) || typeof view.content !== "string" || !rangeOk(view.range)) return false;
+    if (view.relevance !== undefined && typeof view.relevance !== "number") return false;
+    if (!optionalWord(view.id) || !optionalString(view.title) || !optionalString(view.citationLabel)) return false;
+  }
+  if (uri === undefined || inner === undefined) return false;
+  for (const view of views as { range: { start: number; end: number } }[]) {
+    if (!holds(view.range, inner)) return false;
+    inner = view.range;
+  }
+  return true;
+}
+
 /** True iff `raw` is a valid candidate: exactly the rules of {@link CandidateSchema}, checked fast. */
 export function isCandidate(raw: unknown): raw is Candidate {
   if (!isObject(raw) || typeof raw.content !== "string" || typeof raw.relevance !== "number") return false;
@@ -84,10 +156,12 @@ export function isCandidate(raw: unknown): raw is Candidate {
   if (!optionalString(raw.title) || !optionalString(raw.citationLabel)) return false;
   if (raw.kind !== undefined && !FRAME_KINDS.includes(raw.kind as FrameKind)) return false;
   const range = raw.range;
-  if (range !== undefined) {
-    if (!isObject(range) || !lineNumber(range.start) || !lineNumber(range.end)) return false;
-    if ((range.end as number) < (range.start as number)) return false;
+  if (range !== undefined && !rangeOk(range)) return false;
+  if (raw.pointerLine !== undefined) {
+    if (!lineNumber(raw.pointerLine) || range === undefined) return false;
+    if ((raw.pointerLine as number) < range.start || (raw.pointerLine as number) > range.end) return false;
   }
+  if (raw.resolutions !== undefined && !resolutionsOk(raw.resolutions, raw.uri, range)) return false;
   if (raw.provenance !== undefined && !(Array.isArray(raw.provenance) && raw.provenance.every(provenanceOk)))
     return false;
   if (!optionalTime(raw.validFrom) || !optionalTime(raw.validTo) || !optionalTime(raw.recordedAt)) return false;

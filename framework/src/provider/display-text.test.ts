@@ -139,6 +139,8 @@ describe("frame titles and citation labels", () => {
                 candidates.map(
                   (c, i): Candidate => ({
                     ...c,
+                    // Lines of their own: frames of one uri never overlap, and every candidate must ship.
+                    range: c.range && { start: c.range.start + 2 * i, end: c.range.end + 2 * i },
                     id: `c${i}`,
                     relevance: 0.5,
                     relations: [{ rel: "calls", targetUri: "file:///repo/x", displayName: name }],

@@ -15,12 +15,13 @@ import { createHash } from "node:crypto";
 import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GenerationalCache, memoizeString } from "../cache/generational.js";
-import type { PackedFrame } from "../pack/pack.js";
+import type { LineRange } from "../pack/lines.js";
+import type { PackedFrame, PackResolution } from "../pack/types.js";
 import type { FrameField } from "../wire/frame-fields.js";
 import type { ContextFrame, FrameKind, Provenance } from "../wire/schemas.js";
 import { candidateProblem } from "./candidate-check.js";
 import { displayLine } from "./display-text.js";
-import type { Candidate, CandidateProvenance, LineRange, Plugin, ScoreScale } from "./plugin.js";
+import type { Candidate, CandidateProvenance, Plugin, Resolution, ScoreScale } from "./plugin.js";
 
 /** A checked candidate with its frame id, kind and score settled: what the packer sees. */
 export interface PreparedCandidate {
@@ -28,10 +29,20 @@ export interface PreparedCandidate {
   readonly kind: FrameKind;
   readonly content: string;
   readonly score: number;
-  /** The plugin's relevance was above 1 on the unit scale and became 1. */
+  readonly uri: string | undefined;
+  readonly range: LineRange | undefined;
+  readonly resolutions: readonly PreparedResolution[] | undefined;
+  readonly pointerLine: number | undefined;
+  /** The plugin's relevance (or a view's) was above 1 on the unit scale and became 1. */
   readonly clamped: boolean;
   readonly plugin: Plugin;
   readonly candidate: Candidate;
+}
+
+/** A candidate's larger view with its frame id and score settled. */
+export interface PreparedResolution extends PackResolution {
+  /** The view as the plugin gave it. */
+  readonly resolution: Resolution;
 }
 
 /**
@@ -170,6 +181,26 @@ export function prepareCandidate(raw: unknown, plugin: Plugin, context: FrameCon
   const usual = scale === "unit" && relevance >= 0 && relevance <= 1;
   const mapped = usual ? relevance : mapRelevance(relevance, scale);
   if (typeof mapped === "string") return mapped;
+  let resolutions: PreparedResolution[] | undefined;
+  let clampedView = false;
+  if (candidate.resolutions !== undefined && candidate.resolutions.length > 0) {
+    resolutions = [];
+    for (const [index, resolution] of candidate.resolutions.entries()) {
+      const score = mapRelevance(resolution.relevance ?? relevance, scale);
+      if (typeof score === "string") return `resolutions.${index}.relevance: ${score}`;
+      clampedView ||= score.clamped;
+      resolutions.push({
+        id:
+          resolution.id !== undefined
+            ? frameId(context, plugin, resolution.id)
+            : locatedId(context, plugin, candidate.uri as string, resolution.range),
+        content: resolution.content,
+        range: resolution.range,
+        score: score.score,
+        resolution,
+      });
+    }
+  }
   const id =
     candidate.id !== undefined
       ? frameId(context, plugin, candidate.id)
@@ -181,7 +212,11 @@ export function prepareCandidate(raw: unknown, plugin: Plugin, context: FrameCon
     kind,
     content: candidate.content,
     score: typeof mapped === "number" ? mapped : mapped.score,
-    clamped: typeof mapped === "number" ? false : mapped.clamped,
+    uri: candidate.uri,
+    range: candidate.range,
+    resolutions,
+    pointerLine: candidate.pointerLine,
+    clamped: (typeof mapped === "number" ? false : mapped.clamped) || clampedView,
     plugin,
     candidate,
   };
@@ -190,18 +225,25 @@ export function prepareCandidate(raw: unknown, plugin: Plugin, context: FrameCon
 const TRAILING_RANGE = / L\d+(-\d+)?$/;
 const NO_RELATIONS: NonNullable<Candidate["relations"]> = [];
 
-/** Builds the wire frame for a packed candidate. */
+/**
+ * Builds the wire frame for a packed candidate: the candidate's own, a cut of it, one of
+ * its larger views (its own content, range, score and id; other fields the candidate's)
+ * or a one-line pointer to it.
+ */
 export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: FrameContext): ContextFrame {
   const { candidate: prepared, content, tokenCost, keptLines } = packed;
   const { candidate, plugin } = prepared;
+  const view = (packed.resolution as PreparedResolution | undefined)?.resolution;
   const range =
-    candidate.range !== undefined && keptLines !== undefined
+    packed.range ??
+    (candidate.range !== undefined && keptLines !== undefined
       ? { start: candidate.range.start, end: Math.min(candidate.range.end, candidate.range.start + keptLines - 1) }
-      : candidate.range;
+      : candidate.range);
   const lines = range !== undefined ? formatRange(range) : undefined;
   // Cleaned before the emptiness checks: a label of nothing but controls is no label.
-  let title = shown(candidate.title);
-  let citation = shown(candidate.citationLabel);
+  let title = shown(view?.title ?? candidate.title);
+  const ownCitation = view?.citationLabel;
+  let citation = shown(ownCitation ?? candidate.citationLabel);
   if (title === undefined || citation === undefined) {
     // Only now: most plugins name both, and this builds (and scans) a fresh string.
     const path = candidate.path ?? (candidate.uri !== undefined ? provider.displayPath(candidate.uri) : undefined);
@@ -209,8 +251,10 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
     title ??= located ?? firstLine(content) ?? `${plugin.name} result`;
     citation ??= located ?? title;
   }
-  // A cut frame cites the lines it kept, also when the plugin wrote the label itself.
-  if (keptLines !== undefined && lines !== undefined && candidate.citationLabel !== undefined) {
+  // A cut frame, a view or a pointer cites the lines it holds, also when the plugin wrote
+  // the candidate's label itself.
+  const moved = keptLines !== undefined || packed.range !== undefined;
+  if (moved && lines !== undefined && ownCitation === undefined && candidate.citationLabel !== undefined) {
     citation = citation.replace(TRAILING_RANGE, ` ${lines}`);
   }
 
@@ -240,12 +284,12 @@ export function buildFrame(packed: PackedFrame<PreparedCandidate>, provider: Fra
   }
 
   return {
-    id: prepared.id,
+    id: packed.resolution?.id ?? prepared.id,
     kind: prepared.kind,
     title,
     content,
     uri: candidate.uri,
-    score: prepared.score,
+    score: packed.resolution?.score ?? prepared.score,
     token_cost: tokenCost,
     valid_from: timestamp(candidate.validFrom),
     valid_to: timestamp(candidate.validTo),

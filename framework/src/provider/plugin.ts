@@ -4,6 +4,7 @@
  */
 import { createRequire } from "node:module";
 import semver from "semver";
+import type { LineRange } from "../pack/lines.js";
 import { type ContextQuery, ContextQuerySchema, FRAME_KINDS, type FrameKind } from "../wire/schemas.js";
 import { ERROR_CODES, OcpError } from "./errors.js";
 import type { Logger } from "./logger.js";
@@ -12,11 +13,7 @@ import type { Logger } from "./logger.js";
 export const CORE_VERSION: string = (createRequire(import.meta.url)("../../package.json") as { version: string })
   .version;
 
-/** A 1-based, inclusive range of lines of the source a candidate's content was taken from. */
-export interface LineRange {
-  start: number;
-  end: number;
-}
+export type { LineRange };
 
 /** One provenance entry as a plugin states it; the framework completes `by` (and the first entry's digest and range). */
 export interface CandidateProvenance {
@@ -51,6 +48,15 @@ export interface Candidate {
   path?: string;
   /** Lines of the source the content holds; cut frames get the range they keep. */
   range?: LineRange;
+  /**
+   * Larger views of the same source (the enclosing definition, section, the whole file when
+   * small), smallest first, each holding the lines of the one before and of `range`. At most
+   * one view of a candidate ships — itself, one of these, or a one-line pointer — deeper
+   * where its score stands above the rest (docs/packing.md). Needs `uri` and `range`.
+   */
+  resolutions?: Resolution[];
+  /** The line of `range` a one-line pointer to this candidate shows (the match); default its first non-blank line. */
+  pointerLine?: number;
   /** Provenance; the first entry describes the content itself. Default one entry from uri/range. */
   provenance?: CandidateProvenance[];
   validFrom?: string | Date;
@@ -59,6 +65,25 @@ export interface Candidate {
   /** Graph edges, each with a human display name. */
   relations?: { rel: string; targetUri: string; displayName?: string }[];
   embedding?: { fingerprint: string; vector?: number[] };
+}
+
+/**
+ * A larger view of a candidate's source: other lines of the same `uri`, holding the
+ * candidate's. Fields it leaves out are the candidate's (a citation gets this range).
+ */
+export interface Resolution {
+  /** The exact text of `range`, terminators kept, as `sliceLines` gives it. */
+  content: string;
+  /** Lines of the candidate's `uri`; must hold the candidate's range and the previous view's. */
+  range: LineRange;
+  /** This view's relevance as a frame, on the plugin's scale; default the candidate's. It becomes the frame's score. */
+  relevance?: number;
+  /** Stable id within the plugin; default derived from the uri and this range. */
+  id?: string;
+  /** Human label; default the candidate's. */
+  title?: string;
+  /** Citation; default the candidate's with this range ("src/a.ts L10-80"). */
+  citationLabel?: string;
 }
 
 /**

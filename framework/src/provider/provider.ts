@@ -47,6 +47,12 @@ export interface ProviderOptions {
   embeddingsFingerprint?: string;
   /** Where diagnostics go; default stderr. */
   logger?: Logger;
+  /**
+   * Depth against breadth, when candidates offer larger views: a candidate scoring this
+   * much above another counts as twice as likely to be the one the host needs
+   * (docs/packing.md). Default 0.05.
+   */
+  scoreStep?: number;
 }
 
 /** A provider: query it in-process, or serve it with a transport. */
@@ -128,6 +134,10 @@ function checkOptions(options: ProviderOptions): void {
       if (pkg !== undefined && !isInstalled(name)) throw new TokenizerMissingError(name, pkg.name, pkg.version);
     }
   }
+  const step = options.scoreStep;
+  if (step !== undefined && !(typeof step === "number" && step > 0 && Number.isFinite(step))) {
+    throw fail("scoreStep must be a positive, finite number");
+  }
 }
 
 /**
@@ -151,6 +161,7 @@ export function defineProvider(options: ProviderOptions): Provider {
     root: resolve(options.root ?? process.cwd()),
     pluginTimeoutMs: options.pluginTimeoutMs ?? 10_000,
     setupTimeoutMs: options.setupTimeoutMs ?? 30_000,
+    scoreStep: options.scoreStep,
   });
   const info: ProviderInfo = { name: options.name, version: options.version, data_flow: { ...options.dataFlow } };
   const capabilities: Capabilities = {

@@ -33,6 +33,8 @@ export interface RuntimeOptions {
   readonly pluginTimeoutMs: number;
   /** Bound on each plugin's setup(), in milliseconds. */
   readonly setupTimeoutMs: number;
+  /** The packer's `scoreStep` (how sure a score difference makes it); undefined: its default. */
+  readonly scoreStep?: number;
 }
 
 /** One provider's state, as each step of the lifecycle and the answer pipeline reads it. */
@@ -54,6 +56,8 @@ export interface ProviderRuntime {
   readonly root: string;
   readonly pluginTimeoutMs: number;
   readonly setupTimeoutMs: number;
+  /** The packer's `scoreStep`, or undefined for its default. */
+  readonly scoreStep: number | undefined;
   /** Aborted by close(): stops setups and every search in flight. */
   readonly lifetime: AbortController;
   /** Plugins whose setup failed: no query reaches them. */
@@ -97,6 +101,7 @@ export function createRuntime(options: RuntimeOptions): ProviderRuntime {
     root: options.root,
     pluginTimeoutMs: options.pluginTimeoutMs,
     setupTimeoutMs: options.setupTimeoutMs,
+    scoreStep: options.scoreStep,
     lifetime: new AbortController(),
     disabled: new Set(),
     started: undefined,
