@@ -438,6 +438,59 @@ describe("depth against breadth, by example", () => {
   });
 });
 
+describe("depth counts what may ship, not the pool", () => {
+  /** `size` candidates of ~6 lines, each offering its 12 lines around and its 30-line file. */
+  function viewed(size: number): PackCandidate[] {
+    return Array.from({ length: size }, (_, i) => {
+      const uri = `file:///r/module-${i}.ts`;
+      const file = Array.from({ length: 30 }, (_, k) => `  retry(${k}); // attempt ${k} of the upload\n`).join("");
+      const view = (start: number, end: number) => ({
+        id: `${uri}#L${start}-${end}`,
+        content: sliceLines(file, start, end),
+        range: { start, end },
+        score: 0.5,
+      });
+      return {
+        id: `c${i}`,
+        kind: "snippet",
+        content: sliceLines(file, 10, 15),
+        score: i === 0 ? 0.95 : Math.round(((i * 7919) % 1000) * 0.8) / 1000,
+        uri,
+        range: { start: 10, end: 15 },
+        resolutions: [view(7, 18), view(1, 30)],
+      };
+    });
+  }
+  function countingCounter() {
+    const inner = createTokenCounter();
+    const wrapped = {
+      calls: 0,
+      tokenizer: inner.tokenizer,
+      count: (text: string) => {
+        wrapped.calls++;
+        return inner.count(text);
+      },
+      upperBound: (text: string) => inner.upperBound(text),
+      surelyFits: (text: string, budget: number) => inner.surelyFits(text, budget),
+      preload: () => inner.preload(),
+    };
+    return wrapped;
+  }
+
+  it("makes about as many exact counts for 20 000 candidates (60 000 frames on offer) as for 200", () => {
+    const calls = [200, 20_000].map((size) => {
+      const counting = countingCounter();
+      const result = packFrames(viewed(size), { maxTokens: 2000, maxFrames: 20, counter: counting });
+      expect(result.frames.some((frame) => frame.resolution !== undefined)).toBe(true);
+      expect(result.totalTokens).toBeLessThanOrEqual(2000);
+      return counting.calls;
+    });
+    // The field's 20 regions: a pointer, the candidate and two views each at most.
+    expect(calls[1]).toBeLessThanOrEqual(20 * 4 + 20);
+    expect(calls[1]).toBe(calls[0]);
+  });
+});
+
 describe("Heap.push (depth queues its steps with it)", () => {
   it("pops best first whatever mix of heapified and pushed items it holds", () => {
     fc.assert(
