@@ -176,18 +176,13 @@ export async function run(): Promise<BenchReport> {
   const deepRatio = deepBase.meanMs / deepOurs.meanMs;
   const deep = pack(viewed);
   const views = deep.frames.filter((frame) => frame.resolution !== undefined).length;
+  // No speed target here: count-first counts the candidates only, not their 200k views,
+  // so it is no fair baseline; the exact counts depth makes are bounded in depth.test.ts.
   verdicts.push(
     checkVerdict(
       `${label(TARGET_SIZE)} with views: packFrames ships within budget and frame limit, views among its frames`,
       deep.totalTokens <= MAX_TOKENS && deep.frames.length <= MAX_FRAMES && views > 0,
       `${deep.frames.length} frames (${views} views), ${deep.totalTokens} tokens`,
-    ),
-    ratioVerdict(
-      `pack ${label(TARGET_SIZE)} candidates with views into ${MAX_TOKENS} tokens ≥ ${TARGET_RATIO}× faster than count-first`,
-      deepRatio,
-      TARGET_RATIO,
-      `packFrames ${formatMs(deepOurs.meanMs)} vs count-first ${formatMs(deepBase.meanMs)}`,
-      Math.max(deepOurs.rme, deepBase.rme),
     ),
   );
   rows.push({
@@ -208,7 +203,7 @@ export async function run(): Promise<BenchReport> {
     notes: [
       "count-first = exact-count every candidate, sort best first, take greedily (no cutting); fresh counter per iteration on both sides.",
       "speed_up = count-first mean / packFrames mean, measured in the same run.",
-      "+ views: every candidate offers two larger views of itself (4 and 10 snippets); count-first still counts only the candidates themselves.",
+      "+ views: every candidate offers two larger views of itself (4 and 10 snippets); count-first still counts only the candidates themselves (no target: it does less than the packer must).",
     ],
   };
 }
