@@ -13,9 +13,18 @@
  * and a few small reads cost far less CPU than as many round trips through the thread
  * pool would.
  */
-import type { Candidate, Logger } from "ocp-provider";
+import type { Candidate, LineRange, Logger } from "ocp-provider";
 import { isFileRefused, type OpenedFile, type RootReader } from "ocp-provider/fs";
 import type { SnippetOrigin, SnippetResult } from "./snippets.js";
+import { FileText, type ViewOptions, viewRanges } from "./views.js";
+
+/** Which snippets get larger views, and how large (see views.ts). */
+export interface ViewSettings extends Omit<ViewOptions, "isBlocked"> {
+  /** Snippets ranked below this many (the packer's field is the best `max_frames`) get none. */
+  readonly deep: number;
+  /** A file larger than this is not read whole: its snippets get no views. */
+  readonly maxFileBytes: number;
+}
 
 /** The candidates whose lines were found in the file as the reader opened it, in order, and how many were not. */
 export interface ConfirmedSnippets {
@@ -32,6 +41,7 @@ export function confirmSnippets(
   reader: RootReader,
   maxLineBytes: number,
   log: Logger,
+  views?: ViewSettings,
 ): ConfirmedSnippets {
   const byFile = new Map<string, number[]>();
   result.origins.forEach((origin, index) => {
@@ -41,6 +51,7 @@ export function confirmSnippets(
     else indexes.push(index);
   });
   const confirmed = new Array<boolean>(result.candidates.length).fill(false);
+  const folded = new Array<boolean>(result.candidates.length).fill(false);
   for (const indexes of byFile.values()) {
     const { path } = result.origins[indexes[0] as number] as SnippetOrigin;
     let file: OpenedFile;
@@ -52,9 +63,20 @@ export function confirmSnippets(
       continue;
     }
     try {
-      for (const index of indexes) {
-        const candidate = result.candidates[index] as Candidate;
-        confirmed[index] = holds(file, candidate.content, result.origins[index] as SnippetOrigin, maxLineBytes);
+      const deep = views !== undefined && (indexes[0] as number) < views.deep && file.stats.size <= views.maxFileBytes;
+      if (deep) {
+        // Read whole: the snippets are confirmed against it, and their views cut from it.
+        const bytes = file.readAt(0, file.stats.size);
+        for (const index of indexes) {
+          const candidate = result.candidates[index] as Candidate;
+          confirmed[index] = holdsIn(bytes, candidate.content, result.origins[index] as SnippetOrigin, maxLineBytes);
+        }
+        addViews(result, indexes, confirmed, folded, bytes, maxLineBytes, views);
+      } else {
+        for (const index of indexes) {
+          const candidate = result.candidates[index] as Candidate;
+          confirmed[index] = holds(file, candidate.content, result.origins[index] as SnippetOrigin, maxLineBytes);
+        }
       }
     } catch (error) {
       log.debug(`${String(path)} could not be read to confirm its snippets: ${String(error)}`);
@@ -62,10 +84,56 @@ export function confirmSnippets(
       file.close();
     }
   }
-  const candidates = result.candidates.filter((_, index) => confirmed[index]);
-  const dropped = result.candidates.length - candidates.length;
+  const candidates = result.candidates.filter((_, index) => confirmed[index] && !folded[index]);
+  const dropped = confirmed.filter((ok) => !ok).length;
   if (dropped > 0) log.debug(`${dropped} snippet(s) dropped: their files no longer hold the lines rg reported`);
   return { candidates, dropped };
+}
+
+/**
+ * Gives the best confirmed snippet of a file (the first of `indexes`) its larger views
+ * and pointer line, and marks the file's other snippets it folds in: they are one region now.
+ */
+function addViews(
+  result: SnippetResult,
+  indexes: readonly number[],
+  confirmed: readonly boolean[],
+  folded: boolean[],
+  bytes: Buffer,
+  maxLineBytes: number,
+  settings: ViewSettings,
+): void {
+  const ok = indexes.filter((index) => confirmed[index]);
+  const best = ok[0];
+  if (best === undefined) return;
+  const candidate = result.candidates[best] as Candidate;
+  const origin = result.origins[best] as SnippetOrigin;
+  const window = candidate.range as LineRange;
+  candidate.pointerLine = origin.bestLine;
+  const text = new FileText(bytes.toString("utf8"));
+  const others = ok.slice(1).map((index) => result.candidates[index]?.range as LineRange);
+  const plan = viewRanges(text, window, others, {
+    ...settings,
+    // A line over maxLineBytes (terminator included) never ships, in a view neither.
+    isBlocked: (line) => Buffer.byteLength(text.slice(line, line)) > maxLineBytes,
+  });
+  if (plan.views.length === 0) return;
+  candidate.resolutions = plan.views.map((range) => ({
+    content: text.slice(range.start, range.end),
+    range,
+    relevance: origin.rescore(range),
+  }));
+  for (const index of plan.folded) folded[ok[index + 1] as number] = true;
+}
+
+/** {@link holds} over the whole file's bytes. */
+function holdsIn(bytes: Buffer, content: string, origin: SnippetOrigin, maxLineBytes: number): boolean {
+  const { offset, lastOffset } = origin;
+  if (offset < 0 || lastOffset < offset || lastOffset >= bytes.length) return false;
+  const newline = bytes.indexOf(0x0a, lastOffset);
+  const end = newline === -1 ? bytes.length : newline + 1;
+  if (end - lastOffset > maxLineBytes) return false;
+  return bytes.toString("utf8", offset, end) === content;
 }
 
 /** True if `file` holds, from `origin.offset` to the end of the line at `origin.lastOffset`, exactly `content`. */

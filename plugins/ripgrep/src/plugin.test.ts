@@ -143,11 +143,30 @@ describe("the ripgrep plugin on a fixture tree", () => {
     }
   });
 
-  it("gives context around a match up to the file's end, whole lines, a title naming the file and best line", async () => {
-    const result = await ask(provider(), { query_text: "unrelatedHelper" });
-    checkHonest(result, 20_000);
-    expect(result.frames.map((f) => f.citation_label)).toEqual(["src/config.ts L13-18"]);
-    expect(result.frames[0]?.title).toBe("src/config.ts L16: export function unrelatedHelper(): number {");
+  it("gives context around a match up to the file's end, or the enclosing block, or the whole small file, as the budget holds", async () => {
+    const text = readFileSync(join(tree.root, "src/config.ts"), "utf8");
+    const lines = text.split("\n");
+    const slice = (start: number, end: number) =>
+      lines
+        .slice(start - 1, end)
+        .map((line) => `${line}\n`)
+        .join("");
+    // The match is on line 16 (`export function unrelatedHelper`); context 3 reaches the file's end (18).
+    const window = slice(13, 18);
+    // The block enclosing the window: from the statement line 13 belongs to (parseConfigFile, with its doc comment) to the end.
+    const block = slice(9, 18);
+    for (const [budget, citation, content] of [
+      [counter.count(window), "src/config.ts L13-18", window],
+      [counter.count(block), "src/config.ts L9-18", block],
+      [20_000, "src/config.ts L1-18", text],
+    ] as const) {
+      const result = await ask(provider(), { query_text: "unrelatedHelper", max_tokens: budget });
+      checkHonest(result, budget);
+      expect(result.frames.map((f) => f.citation_label)).toEqual([citation]);
+      expect(result.frames[0]?.content).toBe(content);
+      expect(result.frames[0]?.provenance[0]?.range).toBe(citation.split(" ")[1]);
+      expect(result.frames[0]?.title).toBe("src/config.ts L16: export function unrelatedHelper(): number {");
+    }
   });
 
   it("keeps titles to one plain line: no control or bidi-override characters, long lines shortened", async () => {
@@ -400,8 +419,9 @@ describe("bounds", () => {
     const dir = mkdtempSync(join(tmpdir(), "ocp-rg-cap-"));
     scratch.push(dir);
     writeFileSync(
+      // Too long to be a view whole, its needles too far apart to fold into one region.
       join(dir, "many.ts"),
-      Array.from({ length: 60 }, (_, i) => (i % 10 === 0 ? `needle ${i}\n` : `filler ${i}\n`)).join(""),
+      Array.from({ length: 700 }, (_, i) => (i % 100 === 0 ? `needle ${i}\n` : `filler ${i}\n`)).join(""),
     );
     writeFileSync(join(dir, "long.ts"), `short needle\n${"y".repeat(300)} needle\nshort tail\n`);
     const result = await ask(provider({ root: dir, perFileMaxSnippets: 2, maxLineBytes: 200, contextLines: 1 }), {

@@ -30,6 +30,18 @@ export const PACKAGE_VERSION: string = (createRequire(import.meta.url)("../packa
  */
 const MAX_POOLED_SLAB_BYTES = 32 * 1024 * 1024;
 
+/** Files up to this size are read whole for their snippets' larger views; larger ones offer none. */
+const VIEW_FILE_MAX_BYTES = 512 * 1024;
+/** Another window of a file folds into its best snippet's region when both fit in this many lines. */
+const FOLD_LINES = 60;
+/** The whole file is a view of its best snippet when it has at most this many lines. */
+const WHOLE_FILE_LINES = 600;
+/**
+ * No view is longer than this many UTF-16 units per token of the budget: code runs 3–5
+ * units a token, so a longer view could never ship, and the packer need not count it.
+ */
+const VIEW_UNITS_PER_TOKEN = 8;
+
 /** Time kept back from the framework's deadline for ranking and packing after rg stops. */
 const RANKING_RESERVE_MS = 250;
 
@@ -49,8 +61,10 @@ interface SearchPlan {
   readonly terms: readonly Term[];
   readonly anchors: Anchors;
   readonly maxCandidates: number;
-  /** The query's budget: windows are sized to it (budgetWindowLines). */
+  /** The query's budget: windows are sized to it (budgetWindowLines), and views too. */
   readonly maxTokens: number;
+  /** The query's max_frames: the packer's field, the snippets that get larger views. */
+  readonly maxFrames: number;
 }
 
 /**
@@ -143,7 +157,13 @@ async function searchWith(
     stats,
   );
   // What ships is the root's own file, whatever rg opened: see confirm.ts.
-  const { candidates } = confirmSnippets(snippets, reader, options.maxLineBytes, ctx.log);
+  const { candidates } = confirmSnippets(snippets, reader, options.maxLineBytes, ctx.log, {
+    deep: plan.maxFrames,
+    maxFileBytes: VIEW_FILE_MAX_BYTES,
+    foldLines: FOLD_LINES,
+    wholeFileLines: WHOLE_FILE_LINES,
+    maxUnits: VIEW_UNITS_PER_TOKEN * plan.maxTokens,
+  });
   const { omitted } = snippets;
   ctx.log.debug(
     `${terms.length} terms, ${collector.matches} matching lines in ${collector.files.length} files, ` +
@@ -198,6 +218,7 @@ export function ripgrep(options: RipgrepOptions): Plugin {
         // Beyond a few times max_frames nothing more would ship; their count still reaches the host as omitted.
         maxCandidates: Math.min(1000, Math.max(20, query.max_frames * 4)),
         maxTokens: query.max_tokens,
+        maxFrames: query.max_frames,
       };
       // Taken before anything is awaited, so queries get slots in the order they arrived.
       // ctx.signal is made on first read: a query refused or served at once never needs one here.

@@ -98,7 +98,16 @@ describe("buildSnippets", () => {
           const all = buildSnippets(files, terms, anchors, { ...options, maxCandidates: 1e6 });
           const some = buildSnippets(files, terms, anchors, options);
           expect(some.candidates).toEqual(all.candidates.slice(0, maxCandidates));
-          expect(some.origins).toEqual(all.origins.slice(0, maxCandidates));
+          // A view is scored as its window is: the same score for the window itself.
+          const plain = (origins: typeof all.origins) =>
+            origins.map(({ rescore, ...origin }, i) => ({
+              ...origin,
+              score: rescore(all.candidates[i]?.range ?? { start: 1, end: 1 }),
+            }));
+          expect(plain(some.origins)).toEqual(plain(all.origins).slice(0, maxCandidates));
+          all.candidates.forEach((candidate, i) => {
+            expect(all.origins[i]?.rescore(candidate.range ?? { start: 1, end: 1 })).toBe(candidate.relevance);
+          });
           expect(some.omitted).toBe(all.omitted + Math.max(0, all.candidates.length - maxCandidates));
         },
       ),

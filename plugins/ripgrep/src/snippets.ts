@@ -6,7 +6,7 @@
  */
 import { join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Candidate, formatRange } from "ocp-provider";
+import { type Candidate, formatRange, type LineRange } from "ocp-provider";
 import { type Anchors, proximity, symbolRegExp } from "./anchors.js";
 import type { FileMatches } from "./collect.js";
 import {
@@ -46,6 +46,10 @@ export interface SnippetOrigin {
   readonly offset: number;
   /** Byte offset of the last line. */
   readonly lastOffset: number;
+  /** The line a pointer to the snippet shows: its best-matching line. */
+  readonly bestLine: number;
+  /** The relevance of a larger view of the snippet: the same features over the view's lines and the matches in them. */
+  readonly rescore: (range: LineRange) => number;
 }
 
 /** Candidates best first (each with its origin, at the same index), and how many snippets were found but not returned. */
@@ -76,6 +80,9 @@ interface Ranked {
   readonly window: SnippetWindow;
   readonly source: { readonly file: FileMatches; uri?: string };
   readonly bestLine: number;
+  /** The file's part of the score, and the window's rank in its file: what a view is scored with. */
+  readonly context: FileContext;
+  readonly repeat: number;
 }
 
 /** The file's URI, built once per file and only when needed (ties and returned candidates). */
@@ -397,13 +404,17 @@ export function buildSnippets(
     const own: { features: SnippetFeatures; entry: Ranked }[] = [];
     for (const window of windows) {
       const { features, bestLine } = scoreWindow(window, file, weights, matchers, context);
-      own.push({ features, entry: { relevance: relevance(features), file, window, source, bestLine } });
+      own.push({
+        features,
+        entry: { relevance: relevance(features), file, window, source, bestLine, context, repeat: 0 },
+      });
     }
     own.sort((a, b) => rank(a.entry, b.entry));
     omitted += Math.max(0, own.length - options.perFileMaxSnippets);
     // Diminishing returns: a file's n-th best window is scored again with its rank in the file.
     own.slice(0, options.perFileMaxSnippets).forEach(({ features, entry }, index) => {
-      const kept = index === 0 ? entry : { ...entry, relevance: relevance({ ...features, repeat: index }) };
+      const kept =
+        index === 0 ? entry : { ...entry, relevance: relevance({ ...features, repeat: index }), repeat: index };
       // Nothing of the goal but the words that ask for a definition (`defineConfig` for "defined"): not offered.
       if (kept.relevance === 0) {
         omitted++;
@@ -417,10 +428,16 @@ export function buildSnippets(
   omitted += Math.max(0, ranked.length - options.maxCandidates);
   const returned = ranked.slice(0, options.maxCandidates);
   const candidates = returned.map((entry) => materialize(entry, options.root));
-  const origins = returned.map(({ file, window }) => ({
+  const origins = returned.map(({ file, window, bestLine, context, repeat }) => ({
     path: file.pathBytes ?? file.path,
     offset: file.lines.get(window.start)?.offset ?? -1,
     lastOffset: file.lines.get(window.end)?.offset ?? -1,
+    bestLine,
+    rescore: (range: LineRange) => {
+      const matches = file.matchLines.filter((line) => range.start <= line && line <= range.end);
+      const view = { start: range.start, end: range.end, matches: matches.length > 0 ? matches : window.matches };
+      return relevance({ ...scoreWindow(view, file, weights, matchers, context).features, repeat });
+    },
   }));
   return { candidates, origins, omitted };
 }
