@@ -13,7 +13,7 @@ export { type Anchors, parseAnchors } from "./anchors.js";
 export { type ListFilesOptions, listFiles } from "./list-files.js";
 export { DEFAULTS, type RipgrepOptions } from "./options.js";
 export { describeSearch, PACKAGE_VERSION, ripgrep, searchText } from "./plugin.js";
-export { type RipgrepProviderOptions, ripgrepProvider } from "./provider.js";
+export { RIPGREP_SCORE_STEP, type RipgrepProviderOptions, ripgrepProvider } from "./provider.js";
 export { RANK_WEIGHTS, relevance, type SnippetFeatures } from "./rank.js";
 export { type FindRipgrepOptions, findRipgrep, type RipgrepBinary } from "./rg-binary.js";
 export { queryTerms, type Term, type TermSource } from "./terms.js";

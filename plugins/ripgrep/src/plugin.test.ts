@@ -415,6 +415,30 @@ describe("bounds", () => {
     expect(long).toEqual(plain);
   });
 
+  it("folds a file's windows into one region: the whole small file ships, never beside a window of itself", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ocp-rg-fold-"));
+    scratch.push(dir);
+    const body = (name: string, from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => `  const ${name}${from + i} = ${from + i};\n`).join("");
+    // Three windows far apart (over 60 lines), each a match of the query in its own function.
+    const text =
+      `export function first() {\n  const retryBudget = 1;\n${body("a", 0, 40)}}\n\n` +
+      `export function second() {\n  const retryBudget = 2;\n${body("b", 0, 40)}}\n\n` +
+      `export function third() {\n  const retryBudget = 3;\n${body("c", 0, 40)}}\n`;
+    writeFileSync(join(dir, "fold.ts"), text);
+    writeFileSync(join(dir, "other.ts"), "export const retry = 1;\n");
+    const on = provider({ root: dir, contextLines: 2 });
+    for (const budget of [400, 1200, 20_000]) {
+      const result = await ask(on, { query_text: "retryBudget", max_tokens: budget, max_frames: 20 });
+      checkHonest(result, budget, dir);
+      const fold = result.frames.filter((f) => f.citation_label?.startsWith("fold.ts"));
+      // One region: its window, a block or the whole file — no second frame of the file beside it.
+      expect(fold).toHaveLength(1);
+    }
+    const whole = await ask(on, { query_text: "retryBudget", max_tokens: 20_000, max_frames: 20 });
+    expect(whole.frames[0]?.content).toBe(text);
+  });
+
   it("caps snippets per file and never ships a line over the line limit", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ocp-rg-cap-"));
     scratch.push(dir);

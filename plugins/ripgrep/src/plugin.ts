@@ -32,7 +32,7 @@ const MAX_POOLED_SLAB_BYTES = 32 * 1024 * 1024;
 
 /** Files up to this size are read whole for their snippets' larger views; larger ones offer none. */
 const VIEW_FILE_MAX_BYTES = 512 * 1024;
-/** Another window of a file folds into its best snippet's region when both fit in this many lines. */
+/** The span holding a snippet and another window of its file is a view when it has at most this many lines. */
 const FOLD_LINES = 60;
 /** The whole file is a view of its best snippet when it has at most this many lines. */
 const WHOLE_FILE_LINES = 600;

@@ -1,8 +1,9 @@
 /**
  * Larger views of a snippet (docs/packing.md): the blocks that enclose it, the span that
- * folds in the file's other windows close by, and the whole file when it is small — one
- * region, smallest view first, each holding the one before. The packer ships at most one
- * of them, deep where the snippet's score stands above the rest.
+ * holds it and another window of its file close by, and the whole file when it is small —
+ * smallest first, each holding the one before. The file's other windows that the largest
+ * view holds fold into this region. The packer ships at most one of them, deep where the
+ * snippet's score stands above the rest.
  */
 import type { LineRange } from "ocp-provider";
 import { type BlockSource, enclosingBlocks } from "./blocks.js";
@@ -42,7 +43,7 @@ export class FileText implements BlockSource {
 
 /** Options of {@link viewRanges}. */
 export interface ViewOptions {
-  /** Another window folds into the region when the span holding both has at most this many lines. */
+  /** The span holding another window too is a view when it has at most this many lines. */
   foldLines: number;
   /** The whole file is a view when it has at most this many lines. */
   wholeFileLines: number;
@@ -78,14 +79,10 @@ export function viewRanges(
   const last = file.lineCount;
   if (window.start < 1 || window.end > last || window.end < window.start) return { views: [], folded: [] };
   const wanted: LineRange[] = enclosingBlocks(file, window);
-  const folded: number[] = [];
-  others.forEach((other, index) => {
+  for (const other of others) {
     const span = hull(window, other);
-    if (other.start >= 1 && other.end <= last && size(span) <= options.foldLines) {
-      folded.push(index);
-      wanted.push(span);
-    }
-  });
+    if (other.start >= 1 && other.end <= last && size(span) <= options.foldLines) wanted.push(span);
+  }
   if (last <= options.wholeFileLines) wanted.push({ start: 1, end: last });
   wanted.sort((a, b) => size(a) - size(b) || a.start - b.start);
   const views: LineRange[] = [];
@@ -109,10 +106,11 @@ export function viewRanges(
     views.push(view);
     inner = view;
   }
-  // A window folds in only when some view holds it; past a blocked line none may.
-  const held = folded.filter((index) => {
-    const other = others[index] as LineRange;
-    return inner.start <= other.start && other.end <= inner.end;
+  // Every window the largest view holds folds in: as a region of its own it would compete for
+  // the lines the views need (a frame of it would stop this region's climb).
+  const folded: number[] = [];
+  others.forEach((other, index) => {
+    if (views.length > 0 && inner.start <= other.start && other.end <= inner.end) folded.push(index);
   });
-  return { views, folded: held };
+  return { views, folded };
 }
