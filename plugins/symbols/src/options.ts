@@ -25,9 +25,11 @@ export interface SymbolsOptions {
   watch?: boolean;
   /** Show build progress on stderr. Default true (off when `OCP_LOG` is `silent`, `error` or `warn`). */
   progress?: boolean;
-  /** Most lines in one frame: doc comment, signature, body. Default 60. */
+  /** Most lines in a definition's own frame (its head: doc comment and declaration). Default 60. */
   maxContentLines?: number;
-  /** Most bytes in one frame (its first line always ships). Default 8192. */
+  /** Most lines in a larger view of a definition (the whole file is offered only when at most this long). Default 1000. */
+  maxViewLines?: number;
+  /** Most bytes in a definition's own frame (its first line always ships). Default 8192. */
   maxContentBytes?: number;
   /** Lines longer than this (minified code) never ship. Default 1000 bytes. */
   maxLineBytes?: number;
@@ -59,6 +61,7 @@ export const DEFAULTS = {
   maxFileSizeBytes: 1024 * 1024,
   watch: true,
   maxContentLines: 60,
+  maxViewLines: 1000,
   maxContentBytes: 8192,
   maxLineBytes: 1000,
   maxReferences: 8,
@@ -121,6 +124,7 @@ export function resolveOptions(options: SymbolsOptions): ResolvedOptions {
     watch: flag("watch", DEFAULTS.watch),
     progress: flag("progress", !quietLog()),
     maxContentLines: count("maxContentLines", DEFAULTS.maxContentLines, 1),
+    maxViewLines: count("maxViewLines", DEFAULTS.maxViewLines, 1),
     maxContentBytes: count("maxContentBytes", DEFAULTS.maxContentBytes, 1),
     maxLineBytes: count("maxLineBytes", DEFAULTS.maxLineBytes, 1),
     maxReferences: count("maxReferences", DEFAULTS.maxReferences, 0),

@@ -16,9 +16,9 @@ import {
 import { RootReader } from "ocp-provider/fs";
 import { Indexer, type PassStats } from "./index/indexer.js";
 import { type ResolvedOptions, resolveOptions, type SymbolsOptions } from "./options.js";
-import { planFrames, rankProse, type SourceReader } from "./search/answer.js";
-import { buildCandidates } from "./search/candidates.js";
-import { findSymbols, type Ranked } from "./search/find.js";
+import { rankProse, type SourceReader } from "./search/answer.js";
+import { buildCandidates, type RankedDefinition } from "./search/candidates.js";
+import { findSymbols } from "./search/find.js";
 import { GraphCache } from "./search/graph.js";
 import { ProseFields, proseTerms } from "./search/prose.js";
 import { SourceCache } from "./search/sources.js";
@@ -207,7 +207,8 @@ export function symbols(options: SymbolsOptions): Plugin {
         return file !== undefined ? sources.read(file.path, file) : null;
       };
       // A lookup ("parseConfig", "Config.retry") goes by the match tiers; prose by words and structure.
-      let ranked: readonly Ranked[] = [];
+      let ranked: readonly RankedDefinition[] = [];
+      let prosed = false;
       let stale: string[] = [];
       let matched = 0;
       if (!isLookup(terms) && prose.length > 0 && limit > 0) {
@@ -222,6 +223,7 @@ export function symbols(options: SymbolsOptions): Plugin {
           maxFrames: query.max_frames,
         });
         ranked = answer.frames.slice(0, limit);
+        prosed = ranked.length > 0;
         matched = answer.files;
         stale = answer.stale;
       }
@@ -230,12 +232,14 @@ export function symbols(options: SymbolsOptions): Plugin {
         ranked = found.top;
         matched = found.total;
       }
-      const planned = planFrames(ranked, table, read, {
-        maxTokens: query.max_tokens,
-        maxFrames: query.max_frames,
-        maxContentLines: resolved.maxContentLines,
+      // A prose answer is one region per file (its views hold the file's other definitions); a lookup's are its symbols.
+      const built = buildCandidates(ranked, table, {
+        ...resolved,
+        root: resolved.root,
+        onePerFile: prosed,
+        sources,
+        graphs,
       });
-      const built = buildCandidates(planned, table, { ...resolved, root: resolved.root, sources, graphs });
       stale = [...new Set([...stale, ...built.stale])];
       // A file changed under the index: re-index it and rank again, once. (While building, the build gets to it.)
       if (stale.length > 0 && attempt === 0 && index.building === undefined) {

@@ -23,32 +23,15 @@
  */
 import { posix } from "node:path";
 import { textHashes } from "../extract/bag.js";
-import type { AnchorHints, Ranked } from "./find.js";
+import type { RankedDefinition } from "./candidates.js";
+import type { AnchorHints } from "./find.js";
 import { type GraphCache, personalizedPageRank } from "./graph.js";
-import { Tier } from "./match.js";
 import type { NameEntry, NameTable } from "./name-table.js";
 import { type ProseFields, type ProseTerm, rankFiles, termWeights } from "./prose.js";
 import type { Source } from "./sources.js";
 
-/** A planned frame: a symbol, its score, and the lines it ships. */
-export interface PlannedFrame extends Ranked {
-  /** The lines to ship, 1-based inclusive; undefined for the default (doc comment to end, capped). */
-  readonly lines?: { readonly start: number; readonly end: number };
-}
-
-/** What a plan needs to know of the query. */
-export interface AnswerLimits {
-  readonly maxTokens: number;
-  readonly maxFrames: number;
-  /** Most lines in one frame. */
-  readonly maxContentLines: number;
-}
-
 /** Tunable weights of the prose ranking. */
-export const PROSE: Record<
-  "files" | "seeds" | "pagerank" | "damping" | "anchor" | "exactName" | "secondFrame",
-  number
-> = {
+export const PROSE: Record<"files" | "seeds" | "pagerank" | "damping" | "anchor" | "exactName", number> = {
   /** Files taken from the lexical ranking into PageRank and the plan. */
   files: 60,
   /** Of those, the ones that seed PageRank. */
@@ -65,25 +48,12 @@ export const PROSE: Record<
   anchor: 0.5,
   /** What a file gains per goal word that exactly names one of its definitions, × that word's IDF share. */
   exactName: 0.5,
-  /** Second frames from files score this share of the lowest first frame, times their file's standing. */
-  secondFrame: 0.5,
 };
-
-/**
- * How a frame is sized to its share: characters per token assumed, measured under
- * o200k_base on this repository, hono, express and sphinx — TypeScript and JavaScript
- * 3.3–3.8, Python 4.4–4.7 (too few per token leaves budget unspent, too many cuts or
- * drops the last frames).
- */
-export const PLAN = { charsPerToken: 3.6, pythonCharsPerToken: 4.2 };
-
-/** A share smaller than this many tokens still ships the symbol's first line (the packer cuts the rest). */
-const MIN_SHARE = 24;
 
 /** The prose ranking: files, then the best definitions in each, best first. */
 export interface ProseRanking {
   /** Frames in shipping order (scores descending). */
-  readonly frames: Ranked[];
+  readonly frames: RankedDefinition[];
   /** How many files had any evidence at all. */
   readonly files: number;
   /** Files whose text no longer matches the index: re-index, then ask again. */
@@ -172,10 +142,9 @@ export function rankProse(options: {
   const confidence = Math.max(coverage.get(files[0]?.fileId ?? -1) ?? 0, anchored.size > 0 ? 0.5 : 0);
 
   const stale: string[] = [];
-  const firsts: Ranked[] = [];
-  const seconds: Ranked[] = [];
+  const frames: RankedDefinition[] = [];
   for (const file of files) {
-    if (firsts.length >= options.maxFrames) break;
+    if (frames.length >= options.maxFrames) break;
     const row = table.file(file.fileId);
     if (row === undefined) continue;
     const source = options.read(file.fileId);
@@ -183,29 +152,15 @@ export function rankProse(options: {
       stale.push(row.path);
       continue;
     }
-    // Second definitions ship only when fewer files than frames have one: then choose two.
-    const chosen = chooseDefinitions(
-      table.entriesOf(file.fileId),
-      source,
-      terms,
-      weights,
-      files.length < options.maxFrames ? 2 : 1,
-    );
+    // One definition per file: its larger views hold the file's others.
+    const chosen = chooseDefinitions(table.entriesOf(file.fileId), source, terms, weights, 1);
     const score = 0.05 + 0.94 * confidence * (0.25 + 0.75 * (top > 0 ? file.value / top : 0));
-    const [first, second] = chosen;
-    if (first !== undefined) firsts.push({ entry: first, path: row.path, score, tier: "context" });
-    if (second !== undefined) {
-      seconds.push({ entry: second, path: row.path, score: score * PROSE.secondFrame, tier: "context" });
+    const first = chosen.entries[0];
+    if (first !== undefined) {
+      frames.push({ entry: first, path: row.path, score, tier: "context", goalWeights: chosen.goalWeights });
     }
   }
-  // Second frames rank below every first one: each file has its turn before any has two.
-  const floor = Math.min(...firsts.map((frame) => frame.score));
-  const ceiling = Math.max(...firsts.map((frame) => frame.score));
-  const below = seconds.map((frame) => ({
-    ...frame,
-    score: floor * PROSE.secondFrame * (ceiling > 0 ? frame.score / (ceiling * PROSE.secondFrame) : 0),
-  }));
-  return { frames: [...firsts, ...below], files: evidence.size, stale };
+  return { frames, files: evidence.size, stale };
 }
 
 /** The goal's IDF weight that a symbol's own name spells exactly (its words are goal words). */
@@ -253,8 +208,7 @@ export function chooseDefinitions(
   terms: readonly ProseTerm[],
   weights: readonly number[],
   count: number,
-): NameEntry[] {
-  if (entries.length === 0) return [];
+): { entries: NameEntry[]; goalWeights: Float64Array } {
   const index = new Map(terms.map((term, i) => [term.hash, i]));
   const lineCount = source.starts.length - 1;
   const width = terms.length + 1; // goal words, then all words
@@ -267,10 +221,15 @@ export function chooseDefinitions(
     const term = index.get(hash);
     if (term !== undefined) sums[base + term] = (sums[base + term] as number) + 1;
   });
+  const goalWeights = new Float64Array(lineCount + 1);
   for (let row = 1; row <= lineCount; row++) {
+    let weight = 0;
+    for (let k = 0; k < terms.length; k++) weight += (weights[k] as number) * (sums[row * width + k] as number);
+    goalWeights[row] = (goalWeights[row - 1] as number) + weight;
     for (let k = 0; k < width; k++)
       sums[row * width + k] = (sums[row * width + k] as number) + (sums[(row - 1) * width + k] as number);
   }
+  if (entries.length === 0) return { entries: [], goalWeights };
   const scored: { entry: NameEntry; score: number; length: number; counts: number[] }[] = [];
   let totalLength = 0;
   for (const entry of entries) {
@@ -308,86 +267,9 @@ export function chooseDefinitions(
     const first = entries.find((entry) => entry.containerKey === undefined) ?? entries[0];
     if (first !== undefined) chosen.push(first);
   }
-  return chosen;
+  return { entries: chosen, goalWeights };
 }
 
 function overlaps(a: NameEntry, b: NameEntry): boolean {
   return a.startLine <= b.endLine && b.startLine <= a.endLine;
-}
-
-/**
- * Shares the budget out over `frames` (in order, at most `maxFrames` of them): each
- * frame takes the lines that fit its share — whole, a small member's whole container,
- * or a cut from the doc comment or the signature — and leaves the rest of its share
- * to the frames after it. Frames the budget cannot reach are returned unplanned (the
- * packer may still fit them).
- */
-export function planFrames(
-  frames: readonly Ranked[],
-  table: NameTable,
-  read: SourceReader,
-  limits: AnswerLimits,
-): PlannedFrame[] {
-  const planned: PlannedFrame[] = [];
-  const count = Math.min(frames.length, limits.maxFrames);
-  let remaining = limits.maxTokens;
-  for (let i = 0; i < frames.length; i++) {
-    const frame = frames[i] as Ranked;
-    if (i >= count) {
-      planned.push(frame);
-      continue;
-    }
-    const share = Math.max(MIN_SHARE, remaining / (count - i));
-    const source = read(frame.entry.fileId);
-    if (source === null) {
-      planned.push(frame);
-      continue;
-    }
-    // A symbol the query names (exactly, or by a prefix) ships as itself; a goal's pick may bring its container.
-    const named = frame.tier === Tier.Exact || frame.tier === Tier.CaseInsensitive || frame.tier === Tier.Prefix;
-    const perToken =
-      table.file(frame.entry.fileId)?.language === "python" ? PLAN.pythonCharsPerToken : PLAN.charsPerToken;
-    const lines = fitLines(frame.entry, table, source, share * perToken, limits.maxContentLines, !named);
-    planned.push({ ...frame, lines });
-    remaining = Math.max(0, remaining - chars(source, lines.start, lines.end) / perToken);
-  }
-  return planned;
-}
-
-/** The length of lines `[start, end]` in UTF-16 units: over characters per token, close enough to size a share. */
-function chars(source: Source, start: number, end: number): number {
-  return (source.starts[end] as number) - (source.starts[start - 1] as number);
-}
-
-/** The lines of `entry` that best use a share of `share` characters; with `widen`, a small member may bring its container. */
-export function fitLines(
-  entry: NameEntry,
-  table: NameTable,
-  source: Source,
-  share: number,
-  maxLines: number,
-  widen = true,
-): { start: number; end: number } {
-  const lineCount = source.starts.length - 1;
-  const docStart = Math.max(1, Math.min(entry.docStartLine ?? entry.startLine, entry.startLine));
-  const end = Math.min(entry.endLine, lineCount);
-  const whole = { start: docStart, end: Math.min(end, docStart + maxLines - 1) };
-  const cost = chars(source, whole.start, whole.end);
-  if (cost <= share) {
-    // A small member (a field, a one-line method) brings its container when all of it fits.
-    if (widen && entry.container !== undefined && cost < share / 4) {
-      const container = table.entriesOf(entry.fileId).find((other) => other.qualifiedName === entry.container);
-      if (container !== undefined && container.startLine <= entry.startLine && container.endLine >= entry.endLine) {
-        const from = Math.max(1, Math.min(container.docStartLine ?? container.startLine, container.startLine));
-        const to = Math.min(container.endLine, lineCount);
-        if (to - from + 1 <= maxLines && chars(source, from, to) <= share) return { start: from, end: to };
-      }
-    }
-    return whole;
-  }
-  // Tight: from the doc comment if the doc and the declaration's first line fit, else from the declaration.
-  const start = chars(source, docStart, Math.min(end, entry.startLine)) <= share ? docStart : entry.startLine;
-  let last = start;
-  while (last < end && last - start + 1 < maxLines && chars(source, start, last + 1) <= share) last++;
-  return { start, end: last };
 }

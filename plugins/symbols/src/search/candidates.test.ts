@@ -1,73 +1,24 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import fc from "fast-check";
 import { sliceLines } from "ocp-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { extractFile } from "../extract/extract.js";
 import { LANGUAGES, languageOf } from "../model.js";
 import { symbolKeys, symbolRows } from "../store/store.js";
 import { type FixtureTree, fixtureTree } from "../test-support/fixture-tree.js";
-import { buildCandidates, type ContentLimits, contentRange, lineStarts } from "./candidates.js";
+import { buildCandidates, type ContentLimits } from "./candidates.js";
 import { findSymbols, NO_ANCHORS } from "./find.js";
 import { NameTable } from "./name-table.js";
 import { queryTerms } from "./terms.js";
 
-const LIMITS: ContentLimits = { maxContentLines: 60, maxContentBytes: 8192, maxLineBytes: 1000, maxReferences: 8 };
-
-describe("contentRange", () => {
-  const text = fc
-    .array(
-      fc.tuple(
-        fc.string({ maxLength: 12 }).map((line) => line.replace(/[\r\n]/g, "")),
-        fc.constantFrom("\n", "\r\n"),
-      ),
-      {
-        maxLength: 30,
-      },
-    )
-    .chain((lines) =>
-      fc.boolean().map((unterminated) => {
-        const joined = lines.map(([line, end]) => line + end).join("");
-        return unterminated ? `${joined}tail` : joined;
-      }),
-    );
-
-  it("slices exactly what sliceLines gives for the same lines (digests verify against the file)", () => {
-    fc.assert(
-      fc.property(
-        text,
-        fc.nat(40),
-        fc.nat(40),
-        fc.option(fc.integer({ min: 1, max: 41 }), { nil: undefined }),
-        (source, a, b, doc) => {
-          const starts = lineStarts(source);
-          const symbol = { startLine: Math.min(a, b) + 1, endLine: Math.max(a, b) + 1, docStartLine: doc };
-          const range = contentRange(starts, source, symbol, LIMITS);
-          if (range === undefined) return;
-          expect(source.slice(starts[range.start - 1], starts[range.end])).toBe(
-            sliceLines(source, range.start, range.end),
-          );
-          expect(range.end).toBeLessThanOrEqual(starts.length - 1);
-        },
-      ),
-      { numRuns: 1000 },
-    );
-  });
-
-  it("starts at the doc comment and stops at the line, byte and over-long-line caps", () => {
-    const lines = ["/** doc */", "function f() {", ...Array.from({ length: 100 }, (_, i) => `  step(${i});`), "}"];
-    const source = `${lines.join("\n")}\n`;
-    const starts = lineStarts(source);
-    const symbol = { startLine: 2, endLine: 103, docStartLine: 1 };
-    expect(contentRange(starts, source, symbol, LIMITS)).toEqual({ start: 1, end: 60 });
-    expect(contentRange(starts, source, symbol, { ...LIMITS, maxContentBytes: 40 })).toEqual({ start: 1, end: 3 });
-    const minified = `const a = 1;\n${"x".repeat(2000)}\nconst b = 2;\n`;
-    const mini = lineStarts(minified);
-    expect(contentRange(mini, minified, { startLine: 1, endLine: 3 }, LIMITS)).toEqual({ start: 1, end: 1 });
-    expect(contentRange(mini, minified, { startLine: 2, endLine: 3 }, LIMITS)).toBeUndefined();
-  });
-});
+const LIMITS: ContentLimits = {
+  maxContentLines: 60,
+  maxContentBytes: 8192,
+  maxLineBytes: 1000,
+  maxViewLines: 1000,
+  maxReferences: 8,
+};
 
 describe("buildCandidates", () => {
   const trees: FixtureTree[] = [];
@@ -103,7 +54,7 @@ describe("buildCandidates", () => {
     return table;
   }
 
-  it("ships the doc comment, signature and body as exact lines, with relations by display name", async () => {
+  it("offers the doc comment and signature, with the whole method and larger sections up to the file as views, all exact lines, and relations by display name", async () => {
     const fixtures = fixtureTree();
     trees.push(fixtures);
     const table = await tableFor(fixtures.root, ["typescript/config.ts", "go/server.go"]);
@@ -118,11 +69,24 @@ describe("buildCandidates", () => {
       title: "Config.retry (method)",
       path: "typescript/config.ts",
       uri: fileUri,
-      range: { start: 30, end: 41 },
+      range: { start: 30, end: 31 },
+      pointerLine: 31,
       provenance: [{ type: "file", method: "ts-morph" }],
     });
-    expect(retry?.content).toBe(sliceLines(source, 30, 41));
+    expect(retry?.content).toBe(sliceLines(source, 30, 31));
     expect(retry?.content.startsWith("  /** Retries `task`")).toBe(true);
+    // Larger views, smallest first, each the exact lines it cites: the method whole, then out to the file.
+    const views = retry?.resolutions ?? [];
+    expect(views[0]).toMatchObject({ range: { start: 30, end: 41 }, title: "Config.retry (method)" });
+    expect(views.at(-1)).toMatchObject({
+      range: { start: 1, end: 84 },
+      title: "Config.retry (method) and its whole file",
+    });
+    for (const view of views) {
+      expect(view.content).toBe(sliceLines(source, view.range.start, view.range.end));
+      expect(view.relevance).toBeGreaterThan(0);
+      expect(view.relevance).toBeLessThanOrEqual(retry?.relevance as number);
+    }
     expect(retry?.relations).toEqual([
       { rel: "defined-in", targetUri: fileUri, displayName: "typescript/config.ts" },
       { rel: "member-of", targetUri: `${fileUri}#L22-58`, displayName: "Config (class)" },

@@ -1,35 +1,30 @@
 /**
  * From ranked symbols to candidates: each file is read once, checked against the
  * hash the index holds (a file that changed is reported stale, never cited wrong),
- * and each symbol's frame is its doc comment, signature and body — the exact lines,
- * terminators kept, so the digest verifies against the file and the packer can cut
- * at any line — up to a cap. Relations name the file, the container, what the content
+ * and each symbol's frame is its head — doc comment and declaration — with larger
+ * views of it (the whole definition, sections of its file, the file; views.ts) that
+ * the packer ships instead where the ranking is sure. All are the exact lines,
+ * terminators kept, so digests verify against the file. Relations name the file, the container, what the content
  * references (the answer's other frames first, then indexed symbols it names
  * unambiguously) and who references it (the answer's other frames first, then files
  * whose text uses its name).
  */
 import { join, posix } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Candidate } from "ocp-provider";
+import type { Candidate, Resolution } from "ocp-provider";
 import { RootReader } from "ocp-provider/fs";
 import { identHash } from "../extract/bag.js";
 import type { FileRow } from "../store/store.js";
-import type { PlannedFrame } from "./answer.js";
 import type { Ranked } from "./find.js";
 import { GraphCache, type ReferenceGraph } from "./graph.js";
 import type { NameEntry, NameTable } from "./name-table.js";
 import { type Source, SourceCache } from "./sources.js";
+import { focusOf, ladderOf, Outline, type Span, spanOf, type View, type ViewLimits } from "./views.js";
 
 export { lineStarts } from "./sources.js";
 
-/** Limits on what one frame holds. */
-export interface ContentLimits {
-  /** Most lines in one frame: the doc, the signature and the start of the body. */
-  readonly maxContentLines: number;
-  /** Most bytes in one frame; the first line always ships whole. */
-  readonly maxContentBytes: number;
-  /** A longer line (minified code) ends the frame before it; a symbol starting on one is not shipped. */
-  readonly maxLineBytes: number;
+/** Limits on what frames hold. */
+export interface ContentLimits extends ViewLimits {
   /** Most `references` relations per frame. */
   readonly maxReferences: number;
 }
@@ -41,32 +36,6 @@ export interface BuiltCandidates {
   readonly stale: string[];
   /** Symbols left out because they start on an over-long line. */
   readonly skipped: number;
-}
-
-/**
- * The lines a symbol's frame holds: from its doc comment (or first line) to its end,
- * cut at `limits`. Undefined when its first line is over `maxLineBytes`.
- */
-export function contentRange(
-  starts: readonly number[],
-  text: string,
-  symbol: { startLine: number; endLine: number; docStartLine?: number },
-  limits: Pick<ContentLimits, "maxContentLines" | "maxContentBytes" | "maxLineBytes">,
-): { start: number; end: number } | undefined {
-  const lineCount = starts.length - 1;
-  const start = Math.max(1, Math.min(symbol.docStartLine ?? symbol.startLine, symbol.startLine));
-  const last = Math.min(symbol.endLine, lineCount, start + limits.maxContentLines - 1);
-  if (start > last) return undefined;
-  let bytes = 0;
-  let end = start - 1;
-  for (let line = start; line <= last; line++) {
-    const size = Buffer.byteLength(text.slice(starts[line - 1], starts[line]));
-    if (size > limits.maxLineBytes) break;
-    if (line > start && bytes + size > limits.maxContentBytes) break;
-    bytes += size;
-    end = line;
-  }
-  return end >= start ? { start, end } : undefined;
 }
 
 const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]{2,}/gu;
@@ -213,25 +182,65 @@ function addReferences(
 /** A name defined in more files than this gets no `referenced-by` relations from other files. */
 const MAX_CALLER_DEFINERS = 3;
 
-/** Builds the candidates for `ranked`, in order; stops early if a file turns out stale. */
+/** A ranked definition, with how much of the goal each line of its file holds (prose goals). */
+export interface RankedDefinition extends Ranked {
+  /** Running sums over the file's lines of the goal's weight they hold: line n's is `[n] - [n-1]`. */
+  readonly goalWeights?: Float64Array;
+}
+
+/** How much lower a larger view scores than its region, at most: a view holding none of the goal's words scores this share less. */
+const VIEW_DILUTION = 0.25;
+
+/** A view's title: the definition first (what the region is about), then what else the view holds. */
+function viewTitle(view: View<NameEntry>, entry: NameEntry): string {
+  switch (view.kind) {
+    case "definition":
+      return describe(entry);
+    case "container":
+      return view.container !== undefined
+        ? `${describe(entry)} in ${describe(view.container)}`
+        : `${describe(entry)} and around it`;
+    case "section":
+    case "lines":
+      return `${describe(entry)} and around it`;
+    case "file":
+      return `${describe(entry)} and its whole file`;
+  }
+}
+
+/**
+ * Builds the candidates for `ranked`, in order; stops early if a file turns out stale.
+ * Each candidate is a definition's head with its larger views (views.ts): the packer
+ * ships one of them, deeper the surer the ranking. With `onePerFile`, a file's later
+ * definitions are left out: its first one's views hold them.
+ */
 export function buildCandidates(
-  ranked: readonly (Ranked | PlannedFrame)[],
+  ranked: readonly RankedDefinition[],
   table: NameTable,
-  options: ContentLimits & { root: string; sources?: SourceCache; graphs?: GraphCache },
+  options: ContentLimits & {
+    root: string;
+    onePerFile?: boolean;
+    sources?: SourceCache;
+    graphs?: GraphCache;
+  },
 ): BuiltCandidates {
   const candidates: Candidate[] = [];
   const stale: string[] = [];
   const sources = options.sources ?? new SourceCache(new RootReader(options.root), 0);
   const texts = new Map<number, Source | null>();
+  const outlines = new Map<number, Outline<NameEntry>>();
+  const cited = new Set<number>();
   let skipped = 0;
   const shipped: Shipped[] = [];
   const uriOf = (file: FileRow) => pathToFileURL(join(options.root, file.path)).href;
   const symbolUri = (entry: NameEntry, file: FileRow) => `${uriOf(file)}#L${entry.startLine}-${entry.endLine}`;
 
   for (const item of ranked) {
-    const { entry, score } = item;
+    const { score } = item;
+    let entry = item.entry;
     const file = table.file(entry.fileId);
     if (file === undefined) continue;
+    if (options.onePerFile === true && cited.has(file.id)) continue;
     let source = texts.get(file.id);
     if (source === undefined) {
       source = sources.read(file.path, file);
@@ -239,19 +248,37 @@ export function buildCandidates(
       if (source === null) stale.push(file.path);
     }
     if (source === null) continue;
-    // A planned frame ships the lines its share allows (still within the limits); else doc comment to end.
-    const lines = "lines" in item ? item.lines : undefined;
-    const range = contentRange(
-      source.starts,
-      source.text,
-      lines !== undefined ? { startLine: lines.start, endLine: lines.end } : entry,
-      options,
-    );
-    if (range === undefined) {
+    const lineCount = source.starts.length - 1;
+    let outline = outlines.get(file.id);
+    if (outline === undefined) {
+      outline = new Outline(table.entriesOf(file.id), lineCount);
+      outlines.set(file.id, outline);
+    }
+    const sums = item.goalWeights;
+    const weight =
+      sums !== undefined ? (span: Span) => (sums[span.end] as number) - (sums[span.start - 1] as number) : undefined;
+    if (weight !== undefined) entry = focusOf(entry, outline, source, weight);
+    const ladder = ladderOf(entry, outline, source, options, weight);
+    if (ladder === undefined) {
       skipped++;
       continue;
     }
-    const content = source.text.slice(source.starts[range.start - 1], source.starts[range.end]);
+    cited.add(file.id);
+    const slice = (span: Span) => source.text.slice(source.starts[span.start - 1], source.starts[span.end]);
+    const range = ladder.own;
+    const content = slice(range);
+    const fileWeight = weight?.({ start: 1, end: lineCount }) ?? 0;
+    const resolutions: Resolution[] = ladder.views.map((view, k) => ({
+      content: slice(view),
+      range: { start: view.start, end: view.end },
+      // Honest per view: a larger view is the region's, diluted by the share of the file's goal words it misses.
+      relevance:
+        score *
+        (fileWeight > 0 && weight !== undefined
+          ? 1 - VIEW_DILUTION * (1 - weight(view) / fileWeight)
+          : (1 - VIEW_DILUTION / 4) ** k),
+      title: viewTitle(view, entry),
+    }));
     const relations: NonNullable<Candidate["relations"]> = [
       { rel: "defined-in", targetUri: uriOf(file), displayName: file.path },
     ];
@@ -264,7 +291,16 @@ export function buildCandidates(
         displayName: describe(container),
       });
     }
-    const identifiers = [...new Set(content.slice(0, MAX_REFERENCE_SCAN).match(IDENTIFIER) ?? [])];
+    // What the definition names, in all its lines (the head alone names little).
+    const definition = spanOf(entry, lineCount);
+    const scanned = source.text.slice(
+      source.starts[definition.start - 1],
+      Math.min(
+        source.starts[definition.end] as number,
+        (source.starts[definition.start - 1] as number) + MAX_REFERENCE_SCAN,
+      ),
+    );
+    const identifiers = [...new Set(scanned.match(IDENTIFIER) ?? [])];
     shipped.push({ entry, file, container, identifiers, relations });
     candidates.push({
       id: `${file.path}#${entry.key}`,
@@ -275,6 +311,8 @@ export function buildCandidates(
       uri: uriOf(file),
       path: file.path,
       range,
+      ...(ladder.pointerLine !== undefined ? { pointerLine: ladder.pointerLine } : {}),
+      ...(resolutions.length > 0 ? { resolutions } : {}),
       provenance: [{ type: "file", method: file.method }],
       recordedAt: new Date(file.indexedAtMs),
       relations,
