@@ -24,7 +24,7 @@ export {
 } from "./model.js";
 export { DEFAULTS, defaultWorkers, type ResolvedOptions, resolveOptions, type SymbolsOptions } from "./options.js";
 export { describePass, openIndex, PACKAGE_VERSION, searchText, symbols } from "./plugin.js";
-export { type SymbolsProviderOptions, symbolsProvider } from "./provider.js";
+export { SYMBOLS_SCORE_STEP, type SymbolsProviderOptions, symbolsProvider } from "./provider.js";
 export { type AnchorHints, findSymbols, NO_ANCHORS } from "./search/find.js";
 export { Tier } from "./search/match.js";
 export { SCORE_BANDS, SCORE_WEIGHTS, symbolScore } from "./search/rank.js";
