@@ -345,8 +345,9 @@ async function queryBench(root: string, cacheDir: string, rows: BenchRow[], verd
   for (const { goal, expect } of QUERIES) {
     const query = { goal, kinds: [], anchors: [], max_frames: 8, max_tokens: 4096 };
     const first = await provider.query(query);
-    // Titles are qualified (`ts.createSourceFile (function)`): the expected name must end the qualified name.
-    const qualified = first.frames[0]?.title.replace(/ \([^)]*\)$/, "") ?? "";
+    // Titles start with the qualified name and kind (`ts.createSourceFile (function)`, and a larger view
+    // says what else it holds after them): the expected name must end the qualified name.
+    const qualified = first.frames[0]?.title.replace(/ \(.*$/, "") ?? "";
     if (first.frames.length > 0 && (expect === undefined || qualified === expect || qualified.endsWith(`.${expect}`)))
       answered++;
     const times = await sample(30, () => provider.query(query));
