@@ -182,6 +182,12 @@ function addReferences(
 /** A name defined in more files than this gets no `referenced-by` relations from other files. */
 const MAX_CALLER_DEFINERS = 3;
 
+/**
+ * Outlines of files, kept while their definitions are (the name table replaces a file's
+ * list when it is re-indexed): a large file's outline costs more than the rest of a query.
+ */
+const outlines = new WeakMap<readonly NameEntry[], Outline<NameEntry>>();
+
 /** A ranked definition, with how much of the goal each line of its file holds (prose goals). */
 export interface RankedDefinition extends Ranked {
   /** Running sums over the file's lines of the goal's weight they hold: line n's is `[n] - [n-1]`. */
@@ -228,7 +234,6 @@ export function buildCandidates(
   const stale: string[] = [];
   const sources = options.sources ?? new SourceCache(new RootReader(options.root), 0);
   const texts = new Map<number, Source | null>();
-  const outlines = new Map<number, Outline<NameEntry>>();
   const cited = new Set<number>();
   let skipped = 0;
   const shipped: Shipped[] = [];
@@ -249,10 +254,11 @@ export function buildCandidates(
     }
     if (source === null) continue;
     const lineCount = source.starts.length - 1;
-    let outline = outlines.get(file.id);
-    if (outline === undefined) {
-      outline = new Outline(table.entriesOf(file.id), lineCount);
-      outlines.set(file.id, outline);
+    const entries = table.entriesOf(file.id);
+    let outline = outlines.get(entries);
+    if (outline === undefined || outline.lineCount !== lineCount) {
+      outline = new Outline(entries, lineCount);
+      outlines.set(entries, outline);
     }
     const sums = item.goalWeights;
     const weight =

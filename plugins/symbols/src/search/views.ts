@@ -219,13 +219,14 @@ export function ladderOf<D extends Definition>(
   // Over-long lines bound every view: the first one above the head and below it.
   let floor = 1;
   let ceiling = lineCount;
-  for (let line = own.start - 1; line >= 1; line--) {
+  // (No view reaches farther than maxViewLines from the head, so neither does the search.)
+  for (let line = own.start - 1; line >= Math.max(1, own.end - limits.maxViewLines + 1); line--) {
     if (lineBytes(source, line, limits.maxLineBytes) > limits.maxLineBytes) {
       floor = line + 1;
       break;
     }
   }
-  for (let line = own.end + 1; line <= lineCount; line++) {
+  for (let line = own.end + 1; line <= Math.min(lineCount, own.start + limits.maxViewLines - 1); line++) {
     if (lineBytes(source, line, limits.maxLineBytes) > limits.maxLineBytes) {
       ceiling = line - 1;
       break;
