@@ -9,10 +9,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const args = process.argv.slice(2);
+// INIT_CWD: the directory npm run was typed in, so <dir> is relative to it.
+const cwd = process.env.INIT_CWD ?? process.cwd();
+// Tells create-ocp-provider (here and in the child) it runs from this clone: it suggests
+// npm run create, not the unpublished npm create, and puts no project inside the clone.
+process.env.OCP_CREATE_FROM_CLONE = repo;
 // Every plugin folder that declares itself (an "ocp" field in its package.json) is packed.
 const PLUGINS = readdirSync(join(repo, "plugins"), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(repo, "plugins", entry.name, "package.json")))
@@ -24,13 +29,10 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const say = (line) => process.stderr.write(`create (from a clone): ${line}\n`);
 const run = (command, commandArgs) =>
   spawnSync(command, commandArgs, { cwd: repo, stdio: ["ignore", 2, 2], shell: process.platform === "win32" });
+const help = args.includes("--help") || args.includes("-h");
+const generatorMain = join(repo, "generators/dist/cli/main.js");
 
-if (args.includes("--help") || args.includes("-h")) {
-  process.stdout.write(
-    "npm run create -- <dir> [options]: create-ocp-provider, installing ocp-provider and its plugins\n" +
-      "from this clone (packed into <dir>/.ocp-packages/) instead of a registry.\n\n",
-  );
-} else {
+function build() {
   say("building the packages…");
   const built = run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-b"]);
   if (built.status !== 0) {
@@ -38,10 +40,37 @@ if (args.includes("--help") || args.includes("-h")) {
     process.exit(1);
   }
 }
+
+/**
+ * The generator's checks of the flags, the name and the directory, in this process, before
+ * the seconds of building and packing: a mistake is named at once. They need its build,
+ * which npm ci (prepare) leaves; a clone installed without scripts builds first.
+ */
+async function check() {
+  const { main } = await import(pathToFileURL(generatorMain).href);
+  const here = process.cwd();
+  process.chdir(cwd);
+  const code = await main(args, { checkOnly: true });
+  process.chdir(here);
+  if (code !== 0) process.exit(code);
+}
+
+if (help) {
+  process.stdout.write(
+    "npm run create -- <dir> [options]: create-ocp-provider, installing ocp-provider and its plugins\n" +
+      "from this clone (packed into <dir>/.ocp-packages/) instead of a registry.\n\n",
+  );
+} else if (existsSync(generatorMain)) {
+  await check();
+  build();
+} else {
+  build();
+  await check();
+}
 const packed = mkdtempSync(join(tmpdir(), "ocp-packages-"));
 let status = 1;
 try {
-  if (!args.includes("--help") && !args.includes("-h")) {
+  if (!help) {
     say("packing them…");
     const pack = run(npm, [
       "pack",
@@ -58,8 +87,7 @@ try {
   const created = spawnSync(
     process.execPath,
     [join(repo, "generators/bin/create-ocp-provider.js"), ...args, "--local-packages", packed],
-    // INIT_CWD: the directory npm run was typed in, so <dir> is relative to it.
-    { cwd: process.env.INIT_CWD ?? process.cwd(), stdio: "inherit" },
+    { cwd, stdio: "inherit" },
   );
   status = created.status ?? 1;
 } finally {

@@ -35,8 +35,25 @@ interface Run {
 
 /** Runs the command with stdin on /dev/null; a run that outlives 20 s is killed and fails the test. */
 function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  return spawned(process.execPath, [BIN, ...args], options, 20_000);
+}
+
+/**
+ * `npm run create -- ARGS` as a person types it in `cwd` (npm --prefix finds this clone's
+ * script from anywhere, and sets INIT_CWD to `cwd`, as typing it in a clone does).
+ */
+function runCreate(args: string[], cwd: string): Promise<Run> {
+  return spawned("npm", ["run", "--silent", "--prefix", REPO, "create", "--", ...args], { cwd }, 60_000);
+}
+
+function spawned(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv },
+  limit: number,
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(command, args, {
       cwd: options.cwd ?? tmp,
       env: { ...process.env, ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -51,8 +68,8 @@ function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } 
     });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`create-ocp-provider ${args.join(" ")} hung (waiting for input?)\n${stdout}\n${stderr}`));
-    }, 20_000);
+      reject(new Error(`${command} ${args.join(" ")} hung (waiting for input?)\n${stdout}\n${stderr}`));
+    }, limit);
     child.once("exit", (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
@@ -142,6 +159,19 @@ describe("create-ocp-provider without a terminal", () => {
     expect(manifestOf(dir).name).toBe("occupied");
   });
 
+  it("refuses a non-empty directory before it says anything of creating or installing", async () => {
+    const dir = join(tmp, "occupied-quietly");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "notes.txt"), "mine");
+    // Without --no-install: the refusal comes before the line announcing an install.
+    const refused = await run(["occupied-quietly", "--template", "blank"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is not empty (notes.txt)");
+    expect(refused.stderr).not.toContain("installing");
+    expect(refused.stderr).not.toContain("Creating");
+    expect(readdirSync(dir)).toEqual(["notes.txt"]);
+  });
+
   it("names a non-empty directory's entries escaped: a checkout's file names never drive the terminal", async () => {
     const dir = join(tmp, "hostile");
     mkdirSync(dir);
@@ -198,6 +228,57 @@ describe("create-ocp-provider without a terminal", () => {
 });
 
 describe("npm run create, in this clone", () => {
+  // Each of these is refused by the checks made before the build and the pack: no test here packs.
+  const builtOrPacked = /building the packages|packing them/;
+
+  it("checks the flags, the package name and the directory before building or packing", async () => {
+    const occupied = join(tmp, "clone-occupied");
+    mkdirSync(occupied);
+    writeFileSync(join(occupied, "notes.txt"), "mine");
+    for (const [args, code, message] of [
+      [["x3", "--template", "vue"], 2, "--template must be one of"],
+      [["x3", "--name", "Bad Name"], 2, "'Bad Name' is not a valid npm package name"],
+      [["x3", "--frobnicate"], 2, "unknown option '--frobnicate' (usage: npm run create -- <dir> [options]"],
+      [["clone-occupied", "--template", "blank"], 1, "clone-occupied is not empty (notes.txt)"],
+    ] as const) {
+      const refused = await runCreate([...args], tmp);
+      expect(refused.code, args.join(" ")).toBe(code);
+      expect(refused.stderr).toContain(message);
+      expect(refused.stderr).not.toMatch(builtOrPacked);
+      expect(refused.stderr).not.toContain("installing");
+    }
+    expect(existsSync(join(tmp, "x3"))).toBe(false);
+    expect(readdirSync(occupied)).toEqual(["notes.txt"]);
+  }, 240_000);
+
+  it("without a terminal or a directory, suggests the command that works from a clone, not the unpublished npm create", async () => {
+    const { code, stderr } = await runCreate(["--template", "facts"], tmp);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      "no directory given (and no terminal to ask on): npm run create -- my-provider --template facts",
+    );
+    expect(stderr).not.toContain("npm create ocp-provider");
+    expect(stderr).not.toMatch(builtOrPacked);
+  }, 60_000);
+
+  it("refuses a project inside the clone, naming one beside it, and writes nothing there", async () => {
+    const name = `inside-clone-${process.pid}`;
+    try {
+      for (const cwd of [REPO, join(REPO, "docs")]) {
+        const { code, stderr } = await runCreate([name, "--no-install"], cwd);
+        expect(code).toBe(2);
+        const beside = cwd === REPO ? `../${name}` : `../../${name}`;
+        expect(stderr).toContain(`${name} is inside this clone of ocp-provider`);
+        expect(stderr).toContain(`create it beside the clone, e.g. npm run create -- ${beside}`);
+        expect(stderr).not.toMatch(builtOrPacked);
+        expect(existsSync(join(cwd, name))).toBe(false);
+      }
+    } finally {
+      rmSync(join(REPO, name), { recursive: true, force: true });
+      rmSync(join(REPO, "docs", name), { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it("packs our packages into the project and takes ours from them: dependencies, overrides, the codemods", async () => {
     const dir = join(tmp, "from-clone");
     const { stdout } = await runFile("npm", ["run", "create", "--", dir, "--template", "facts", "--no-install"], {

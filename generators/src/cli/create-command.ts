@@ -4,7 +4,8 @@
  * never waits for input: missing choices take their defaults, a missing directory is
  * a usage error.
  */
-import { relative } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import * as prompts from "@clack/prompts";
 import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
@@ -13,6 +14,7 @@ import { KNOWN_PLUGINS } from "../codemods/add-plugin.js";
 import {
   type CreatedProject,
   type CreateOptions,
+  checkTarget,
   createProject,
   detectPackageManager,
   invalidPackageName,
@@ -63,12 +65,51 @@ Also:
 
 const DEFAULT_DIRECTORY = "my-ocp-provider";
 
+/**
+ * Set by `npm run create` in a clone of ocp-provider to the clone's root. The commands this
+ * command suggests are then the clone's (`npm create ocp-provider` answers E404 before the
+ * packages are published), and no project goes inside the clone, where its files would mix
+ * with the clone's: its git status, its lint, its test runs.
+ */
+export const FROM_CLONE_ENV = "OCP_CREATE_FROM_CLONE";
+const cloneRoot = (): string | undefined => process.env[FROM_CLONE_ENV] || undefined;
+
 /** A usage error: one line, with the command's synopsis. */
 function usage(message: string): CreateError {
-  return new CreateError(
-    CREATE_ERROR_CODES.USAGE,
-    `${message} (usage: npm create ocp-provider [dir] -- [options]; create-ocp-provider --help says more)`,
-  );
+  const synopsis =
+    cloneRoot() !== undefined
+      ? "npm run create -- <dir> [options]; npm run create -- --help says more"
+      : "npm create ocp-provider [dir] -- [options]; create-ocp-provider --help says more";
+  return new CreateError(CREATE_ERROR_CODES.USAGE, `${message} (usage: ${synopsis})`);
+}
+
+/** `path` with its deepest existing ancestor's symbolic links resolved, so that a link into the clone counts as inside. */
+function realTarget(path: string): string {
+  let existing = path;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  return join(realpathSync(existing), relative(existing, path));
+}
+
+/** A directory named `name` beside the clone, as the person would type it from here. */
+function besideClone(clone: string, name: string): string {
+  return relative(process.cwd(), join(dirname(realpathSync(clone)), name)) || ".";
+}
+
+/** Why `directory` cannot hold the project (it is inside the clone we run from), or undefined. */
+function insideClone(directory: string): string | undefined {
+  const clone = cloneRoot();
+  if (clone === undefined) return undefined;
+  const root = realpathSync(clone);
+  const target = realTarget(resolve(directory));
+  const within = relative(root, target);
+  if (within === ".." || within.startsWith(`..${sep}`) || isAbsolute(within)) return undefined;
+  const better = besideClone(clone, within === "" ? "my-provider" : basename(target));
+  return `${shownText(directory)} is inside this clone of ocp-provider, where the project's files would mix with the clone's (git, lint, tests): create it beside the clone, e.g. npm run create -- ${shellWord(better)}`;
+}
+
+function refuseInsideClone(directory: string): void {
+  const problem = insideClone(directory);
+  if (problem !== undefined) throw new CreateError(CREATE_ERROR_CODES.USAGE, problem);
 }
 
 function oneOf<T extends string>(flag: string, value: string | undefined, choices: readonly T[]): T | undefined {
@@ -133,13 +174,16 @@ async function ask(flags: ReturnType<typeof parseCreateArgs>): Promise<CreateOpt
     return value as Exclude<T, symbol>;
   }
   prompts.intro(pc.inverse(" create-ocp-provider "));
+  const clone = cloneRoot();
+  const suggested = clone === undefined ? DEFAULT_DIRECTORY : besideClone(clone, DEFAULT_DIRECTORY);
   const directory =
     flags.directory ??
     answer(
       await prompts.text({
         message: "Where should the project go?",
-        placeholder: DEFAULT_DIRECTORY,
-        defaultValue: DEFAULT_DIRECTORY,
+        placeholder: suggested,
+        defaultValue: suggested,
+        validate: (value) => insideClone(value || suggested),
       }),
     );
   const template =
@@ -224,8 +268,12 @@ export function nextSteps(project: CreatedProject, cwd = process.cwd()): string 
   return lines.map((line) => `  ${line}`).join("\n");
 }
 
-/** Runs the create command; resolves to the exit code. */
-export async function createCommand(args: string[]): Promise<number> {
+/**
+ * Runs the create command; resolves to the exit code. With `checkOnly`, it makes every check
+ * that needs no answer from a person (the flags; without a terminal, the directory and the
+ * package name) and stops there: `npm run create` does so before its slow building and packing.
+ */
+export async function createCommand(args: string[], { checkOnly = false } = {}): Promise<number> {
   // Help wins over any mistake elsewhere on the line.
   const flags = wantsHelp(args) ? undefined : parseCreateArgs(args);
   if (flags === undefined || flags.help) {
@@ -233,14 +281,29 @@ export async function createCommand(args: string[]): Promise<number> {
     return 0;
   }
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true && !flags.yes;
+  if (flags.directory !== undefined) refuseInsideClone(flags.directory);
   let options: CreateOptions;
   if (interactive) {
+    if (checkOnly) return 0;
     options = await ask(flags);
   } else {
     const directory = flags.directory ?? (flags.yes ? DEFAULT_DIRECTORY : undefined);
     if (directory === undefined) {
-      throw usage("no directory given (and no terminal to ask on): npm create ocp-provider my-provider -- --yes");
+      const clone = cloneRoot();
+      throw usage(
+        `no directory given (and no terminal to ask on): ${
+          clone === undefined
+            ? "npm create ocp-provider my-provider -- --yes"
+            : `npm run create -- ${shellWord(insideClone("my-provider") === undefined ? "my-provider" : besideClone(clone, "my-provider"))} --template ${flags.template ?? "blank"}`
+        }`,
+      );
     }
+    refuseInsideClone(directory);
+    const problem = invalidPackageName(flags.name ?? packageNameFrom(directory));
+    if (problem !== undefined) throw usage(`${problem}: pass --name`);
+    // Before "installing…" is said, and before any slow work: a directory in use is refused first.
+    await checkTarget(directory, flags.overwrite);
+    if (checkOnly) return 0;
     options = { ...flags, directory };
   }
   const packageManager = detectPackageManager();

@@ -138,14 +138,13 @@ export async function occupants(directory: string): Promise<string[] | undefined
   return (await readdir(directory)).filter((entry) => entry !== ".git").sort();
 }
 
-async function prepareDirectory(directory: string, overwrite: boolean): Promise<void> {
+/**
+ * Refuses a directory that is not empty unless `overwrite`: the check createProject makes
+ * before it writes, exported so that a command can make it before slower work (packing, installing).
+ */
+export async function checkTarget(directory: string, overwrite: boolean): Promise<string[] | undefined> {
   const present = await occupants(directory);
-  if (present === undefined) {
-    await mkdir(directory, { recursive: true });
-    return;
-  }
-  if (present.length === 0) return;
-  if (!overwrite) {
+  if (present !== undefined && present.length > 0 && !overwrite) {
     // Names another checkout chose: escaped, so that none of them drives the terminal.
     const shown =
       present.slice(0, 5).map(shownText).join(", ") + (present.length > 5 ? `, … (${present.length} entries)` : "");
@@ -154,6 +153,16 @@ async function prepareDirectory(directory: string, overwrite: boolean): Promise<
       `${shownText(directory)} is not empty (${shown}): choose another directory, or pass --overwrite to empty it first`,
     );
   }
+  return present;
+}
+
+async function prepareDirectory(directory: string, overwrite: boolean): Promise<void> {
+  const present = await checkTarget(directory, overwrite);
+  if (present === undefined) {
+    await mkdir(directory, { recursive: true });
+    return;
+  }
+  if (present.length === 0) return;
   if (directory === parse(directory).root || directory === homedir()) {
     throw new CreateError(CREATE_ERROR_CODES.TARGET_NOT_EMPTY, `refusing to empty ${shownText(directory)}`);
   }
