@@ -69,11 +69,12 @@ const HTTP_SERVER = "npx ocp serve examples/docs-provider.ts --http 8080";
 const PORT = 8080;
 
 const env: NodeJS.ProcessEnv = { ...cleanEnv(), npm_config_prefer_offline: "true" };
-const copy = mkdtempSync(join(tmpdir(), "ocp-readme-"));
-const project = join(copy, PROJECT);
+// The clone and, beside it (npm run create puts no project inside the clone), the project.
+const base = mkdtempSync(join(tmpdir(), "ocp-readme-"));
+const copy = join(base, "ocp-provider");
+const project = join(base, PROJECT);
 afterAll(() => {
-  rmSync(copy, { recursive: true, force: true });
-  rmSync(`${copy}-prebuilds`, { recursive: true, force: true });
+  rmSync(base, { recursive: true, force: true });
 }, 5 * MINUTES);
 
 /** Copies what a commit of this working tree would hold into `copy`, as a new git repository. */
@@ -226,7 +227,7 @@ const PLAN: Record<string, (command: string) => Promise<unknown>> = {
   // it get that build (test/test-support/sqlite-prebuild.ts) instead of compiling it again.
   "npm ci": async (command) => {
     await runs(command, copy, () => undefined, 15 * MINUTES);
-    const prebuilds = packSqlitePrebuild(join(copy, "node_modules"), `${copy}-prebuilds`);
+    const prebuilds = packSqlitePrebuild(join(copy, "node_modules"), join(base, "prebuilds"));
     if (prebuilds !== undefined) env[SQLITE_PREBUILDS_ENV] = prebuilds;
   },
 
@@ -310,7 +311,7 @@ const PLAN: Record<string, (command: string) => Promise<unknown>> = {
         : "not its definition first",
     ),
 
-  "npm run create -- my-provider --template facts": (command) =>
+  "npm run create -- ../my-provider --template facts": (command) =>
     runs(
       command,
       copy,
@@ -318,7 +319,7 @@ const PLAN: Record<string, (command: string) => Promise<unknown>> = {
       15 * MINUTES,
     ),
 
-  "cd my-provider && npm test": (command) =>
+  "cd ../my-provider && npm test": (command) =>
     runs(
       command,
       copy,
