@@ -83,7 +83,7 @@ describe("create-ocp-provider without a terminal", () => {
   it("prints its usage with --help and exits 0", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("--template <name>");
+    expect(stdout).toContain("--template, -t <name>");
     // The reference plugins' templates come from their declarations (test/plugins-declared.test.ts).
     expect(stdout).toContain(TEMPLATE_NAMES.join(" | "));
   });
