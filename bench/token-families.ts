@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createTokenCounter, TOKENIZER_SPECS, type TokenizerName } from "ocp-provider/tokens";
 import { codeSnippets, documents, meanBytes } from "./corpus.js";
+import { type Count, cycling, uniqueDocuments } from "./count-tasks.js";
 import {
   type BenchReport,
   type BenchRow,
@@ -41,7 +42,6 @@ const BATCH = 64;
 const DOC_COUNT = 16;
 const DOC_BYTES = 2560;
 
-type Count = (text: string) => number;
 interface Encoder {
   encode(text: string, options: { add_special_tokens: boolean }): number[];
 }
@@ -58,28 +58,6 @@ async function firstUse(name: TokenizerName, packageName: string, side: "ours" |
          console.log(performance.now() - t);`;
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { maxBuffer: 1 << 20 });
   return Number(stdout.trim());
-}
-
-/** Counts `batch` texts per call, continuing round the pool. */
-function cycling(count: Count, pool: readonly string[], batch: number): () => number {
-  let at = 0;
-  return () => {
-    let total = 0;
-    for (let i = 0; i < batch; i++) {
-      total += count(pool[at] as string);
-      at = (at + 1) % pool.length;
-    }
-    return total;
-  };
-}
-
-/** Counts one document per call, each made unique by a first line no other call used. */
-function uniqueDocuments(count: Count, docs: readonly string[]): () => number {
-  let serial = 0;
-  return () => {
-    serial++;
-    return count(`// revision ${serial}\n${docs[serial % docs.length] as string}`);
-  };
 }
 
 /** The families' rows and checks. */

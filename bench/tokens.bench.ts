@@ -19,6 +19,7 @@
  */
 import { createTokenCounter, gptTokenizerCount, tiktokenCount } from "ocp-provider/tokens";
 import { codeSnippets, documents, meanBytes } from "./corpus.js";
+import { type Count, cycling, uniqueDocuments } from "./count-tasks.js";
 import {
   type BenchReport,
   type BenchRow,
@@ -40,30 +41,6 @@ const CHUNK_POOL = 2 * DEFAULT_CACHE_SIZE;
 const BATCH = 256;
 const DOC_COUNT = 8;
 const DOC_UNITS = 64 * 1024;
-
-type Count = (text: string) => number;
-
-/** Counts `batch` texts per call, continuing round the pool where the last call stopped. */
-function cycling(count: Count, pool: readonly string[], batch: number): () => number {
-  let at = 0;
-  return () => {
-    let total = 0;
-    for (let i = 0; i < batch; i++) {
-      total += count(pool[at] as string);
-      at = (at + 1) % pool.length;
-    }
-    return total;
-  };
-}
-
-/** Counts one document per call, each made unique by a first line no other call used. */
-function uniqueDocuments(count: Count, docs: readonly string[]): () => number {
-  let serial = 0;
-  return () => {
-    serial++;
-    return count(`// revision ${serial}\n${docs[serial % docs.length] as string}`);
-  };
-}
 
 interface Side {
   readonly name: string;
