@@ -15,9 +15,9 @@
  * When no region of the field offers a view, or the top region does not fit whole, this
  * returns undefined and the caller packs breadth-first, exactly as without views.
  */
+import { fillSurelyFitting } from "./fill.js";
 import { Heap } from "./heap.js";
 import type { LineRange } from "./lines.js";
-import { before } from "./order.js";
 import { isLocated, pointerOf, ShippedLines } from "./regions.js";
 import type { PackCandidate, PackedFrame, PackOptions, PackResolution, PackResult } from "./types.js";
 
@@ -181,30 +181,23 @@ export function packDeep<C extends PackCandidate>(
   }
 
   // Past the field (its regions were covered or dropped): whatever surely fits, best first.
-  const others = rest.drain();
-  let left = others.length;
-  if (shipped.length < maxFrames) {
-    const fitting = new Heap(
-      others.filter((candidate) => counter.surelyFits(candidate.content, remaining)),
-      before,
-    );
-    while (fitting.size > 0 && shipped.length < maxFrames) {
-      const candidate = fitting.pop() as C;
-      if (!counter.surelyFits(candidate.content, remaining)) continue;
-      left--;
+  const left = fillSurelyFitting(rest.drain(), counter, {
+    remaining: () => remaining,
+    full: () => shipped.length >= maxFrames,
+    take: (candidate) => {
       const clash = isLocated(candidate) ? lines.clash(candidate.uri, candidate.range) : "free";
-      if (clash === "covered") continue;
+      if (clash === "covered") return;
       if (clash === "overlaps" || ids.has(candidate.id)) {
         dropped++;
-        continue;
+        return;
       }
       const frame = { candidate, content: candidate.content, tokenCost: counter.count(candidate.content) };
       shipped.push(frame);
       remaining -= frame.tokenCost;
       ids.add(candidate.id);
       if (isLocated(candidate)) lines.add(candidate.uri, candidate.range);
-    }
-  }
+    },
+  });
   dropped += left;
   const reduced = shipped.some((frame) => frame.pointer === true);
   return { frames: shipped, totalTokens: budget - remaining, truncated: reduced || dropped > 0, dropped };

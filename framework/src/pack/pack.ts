@@ -22,6 +22,7 @@
 import type { FrameKind } from "../wire/schemas.js";
 import { CutMemo, cutToFit } from "./cut.js";
 import { packDeep } from "./depth.js";
+import { fillSurelyFitting } from "./fill.js";
 import { Heap } from "./heap.js";
 import { before } from "./order.js";
 import { isLocated, keptRange, ShippedLines } from "./regions.js";
@@ -127,25 +128,14 @@ function packBreadth<C extends PackCandidate>(pool: Heap<C>, options: PackOption
     }
   }
 
-  // Filling: from here on only candidates whose upper bound fits can ship, and they
-  // need no probing. One linear pass finds them (the bound only shrinks as frames
-  // ship, so this is a superset of what can still ship), and a heap of just those
-  // yields them best first, only as many as the frame limit still takes.
-  const rest = pool.drain();
-  let left = rest.length;
-  if (frames.length < maxFrames) {
-    const fitting = new Heap(
-      rest.filter((candidate) => counter.surelyFits(candidate.content, remaining)),
-      before,
-    );
-    while (fitting.size > 0 && frames.length < maxFrames) {
-      const candidate = fitting.pop() as C;
-      if (!counter.surelyFits(candidate.content, remaining)) continue;
-      left--;
-      if (!free(candidate)) continue;
-      ship({ candidate, content: candidate.content, tokenCost: counter.count(candidate.content) });
-    }
-  }
+  // Filling: only what surely fits still ships, best first (fill.ts).
+  const left = fillSurelyFitting(pool.drain(), counter, {
+    remaining: () => remaining,
+    full: () => frames.length >= maxFrames,
+    take: (candidate) => {
+      if (free(candidate)) ship({ candidate, content: candidate.content, tokenCost: counter.count(candidate.content) });
+    },
+  });
   dropped += left;
 
   return { frames, totalTokens: maxTokens - remaining, truncated: cut || dropped > 0, dropped };
