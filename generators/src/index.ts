@@ -5,15 +5,9 @@
  */
 
 export { main } from "./cli/main.js";
-export {
-  type AddPluginResult,
-  addDependency,
-  addPlugin,
-  KNOWN_PLUGINS,
-  type KnownPlugin,
-  type KnownPluginSpec,
-} from "./codemods/add-plugin.js";
+export { type AddPluginResult, addDependency, addPlugin, type KnownPlugin } from "./codemods/add-plugin.js";
 export { type GeneratedPlugin, type GeneratePluginOptions, generatePlugin } from "./codemods/generate-plugin.js";
+export { KNOWN_PLUGINS, type KnownPluginSpec } from "./codemods/known-plugins.js";
 export { type PluginWiring, type WireResult, wirePlugin } from "./codemods/wire-plugin.js";
 export {
   type CreatedProject,

@@ -7,8 +7,9 @@ import { parseArgs } from "node:util";
 import type { FrameKind } from "ocp-provider";
 import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
 import picocolors from "picocolors";
-import { addDependency, addPlugin, findPackageJson, KNOWN_PLUGINS } from "../codemods/add-plugin.js";
+import { addDependency, addPlugin, findPackageJson } from "../codemods/add-plugin.js";
 import { generatePlugin } from "../codemods/generate-plugin.js";
+import { KNOWN_PLUGINS } from "../codemods/known-plugins.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 
 /** Colours for stdout, by the rule every bin follows (NO_COLOR, FORCE_COLOR, a terminal). */

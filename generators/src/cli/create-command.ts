@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import * as prompts from "@clack/prompts";
 import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
 import picocolors from "picocolors";
-import { KNOWN_PLUGINS } from "../codemods/add-plugin.js";
+import { KNOWN_PLUGINS } from "../codemods/known-plugins.js";
 import {
   type CreatedProject,
   type CreateOptions,

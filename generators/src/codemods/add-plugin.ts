@@ -8,38 +8,10 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { refuseLinks } from "../create/no-links.js";
-import { referencePlugins } from "../create/reference-plugins.js";
 import { OWN_VERSION } from "../create/templates.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
+import { KNOWN_PLUGINS } from "./known-plugins.js";
 import { type WireResult, wirePlugin } from "./wire-plugin.js";
-
-/** How a provider calls a plugin `addPlugin` knows. */
-export interface KnownPluginSpec {
-  /** The package it comes from. */
-  readonly package: string;
-  /** The factory's exported name. */
-  readonly exportName: string;
-  /** The factory's argument as source, quoted with `q`. */
-  readonly args: (q: string) => string;
-  /** What to do next, printed once it is wired. */
-  readonly hint: string;
-}
-
-/**
- * The plugin packages `addPlugin` knows, by name, in menu order: every reference
- * plugin's `"ocp"` declaration (see reference-plugins.ts).
- */
-export const KNOWN_PLUGINS: Readonly<Record<string, KnownPluginSpec>> = Object.fromEntries(
-  referencePlugins().map((declared) => [
-    declared.name,
-    {
-      package: declared.package,
-      exportName: declared.plugin.export,
-      args: (q: string) => declared.plugin.args.replaceAll('"', q),
-      hint: declared.plugin.hint,
-    },
-  ]),
-);
 
 /** A plugin name {@link addPlugin} knows (one of {@link KNOWN_PLUGINS}' keys). */
 export type KnownPlugin = string;
