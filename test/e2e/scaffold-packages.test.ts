@@ -10,8 +10,10 @@
  * create-ocp-provider with --local-packages: ours from tarballs in .ocp-packages/). After
  * `npm test`, every command of the project's README runs as written — sample data, query,
  * inspect (no frame check skipped), bench, start; the "Grow it" codemods in one project,
- * which is then tested again. (The repository README's own commands, its CI one-liner in a
- * created project among them, run in readme-commands.test.ts.)
+ * which is then tested again. The SQLite and lunr search-index projects are then pointed
+ * at an index of one's own, as their README says, and tested again (see OWN_INDEX). (The
+ * repository README's own commands, its CI one-liner in a created project among them, run
+ * in readme-commands.test.ts.)
  *
  * Slow by nature (npm installs; three templates need better-sqlite3), so nothing
  * runs twice that would do the same thing twice: one install per distinct dependency set,
@@ -25,7 +27,6 @@
  * run and the projects' tests load it. Only a repository without that build compiles it
  * here, once, for the installs after it.
  */
-import { type SpawnOptions, spawn } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -43,6 +44,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { referencePlugins } from "create-ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ownLunrIndex, ownSqliteIndex, type Runs, type Tries } from "../test-support/own-index.js";
+import { limiter, npmTest, sh } from "../test-support/scaffold-run.js";
 import {
   cleanEnv,
   type Done,
@@ -138,59 +141,6 @@ function removeWhenDone(name: string, run: Promise<unknown>, allInstalled: Promi
   if (removals.length === 1) removals.push(allInstalled.then(() => gone(join(tmp, "cli"))));
 }
 
-/** Runs a command; resolves with its exit code and interleaved output (never rejects). */
-function sh(command: string, args: string[], options: SpawnOptions & { cwd: string }): Promise<Done> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      ...options,
-      env: options.env ?? cleanEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    let stdout = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-    });
-    child.once("error", (error) =>
-      resolve({ code: -1, output: `${output}\n${error.message}`, stdout, ms: Date.now() - started }),
-    );
-    child.once("exit", (code) => resolve({ code, output, stdout, ms: Date.now() - started }));
-  });
-}
-
-/**
- * A project's `npm test`, run once more when it failed only the exit checks' 2 s limit
- * (see testMissedOnlyExitTiming): with two installs and tests at once on two cores, a
- * provider still loading its tokenizer can miss it whatever its code. Any other failure,
- * or a second miss, fails.
- */
-async function npmTest(dir: string): Promise<Done> {
-  const first = await sh("npm", ["test"], { cwd: dir });
-  if (first.code === 0 || !testMissedOnlyExitTiming(first.output)) return first;
-  process.stderr.write(`scaffold-packages: ${dir}: npm test missed only the exit checks' time limit; once more\n`);
-  return sh("npm", ["test"], { cwd: dir });
-}
-
-/** At most `n` jobs at once. */
-function limiter(n: number) {
-  let active = 0;
-  const queue: (() => void)[] = [];
-  return async <T>(job: () => Promise<T>): Promise<T> => {
-    if (active >= n) await new Promise<void>((resolve) => queue.push(resolve));
-    active++;
-    try {
-      return await job();
-    } finally {
-      active--;
-      queue.shift()?.();
-    }
-  };
-}
 const slot = limiter(2);
 
 /** Points our packages at the local tarballs: direct dependencies and, via overrides, transitive ones. */
@@ -499,6 +449,44 @@ function report(outcome: Outcome): string {
 const runs = new Map<string, Promise<Outcome>>();
 let started = Date.now();
 
+/**
+ * Projects that, once their tests and README commands have passed on the sample, are
+ * pointed at an index of one's own as their README says ("Your own data", #29 item 4; see
+ * test-support/own-index.ts). A project of their own, created and installed again for it,
+ * would test the same template and install twice.
+ */
+const OWN_INDEX: Readonly<Record<string, (dir: string, work: string, runs: Runs, tries: Tries) => Promise<void>>> = {
+  "search-index-sqlite-stdio": ownSqliteIndex,
+  "search-index-lunr-stdio": (dir, work, runs) => ownLunrIndex(dir, work, runs),
+};
+/** Each OWN_INDEX project's run on its own index, after its run on the sample: its steps' timings. */
+const ownRuns = new Map<string, Promise<string>>();
+
+/** Points the project in `dir` at an index of its own (`own`); resolves with the steps' timings. */
+async function ownIndex(name: string, dir: string, own: (typeof OWN_INDEX)[string]): Promise<string> {
+  const work = join(tmp, "own-index", name);
+  mkdirSync(work, { recursive: true });
+  const timings: string[] = [];
+  const missedOnlyTiming = (output: string) => testMissedOnlyExitTiming(output) || missedOnlyExitTiming(output);
+  const tries: Tries = (command) =>
+    slot(async () => {
+      let done = await typed(command, dir, cleanEnv(), { timeoutMs: 10 * MINUTES });
+      // With other installs and tests on two cores, a provider still loading can miss the exit checks' 2 s: once more.
+      if (done.code !== 0 && missedOnlyTiming(done.output))
+        done = await typed(command, dir, cleanEnv(), { timeoutMs: 10 * MINUTES });
+      timings.push(`${command} ${(done.ms / 1000).toFixed(0)} s`);
+      return done;
+    });
+  const runs: Runs = async (command) => {
+    const done = await tries(command);
+    if (done.code !== 0)
+      throw new Error(`${name}: ${command} failed (exit ${done.code}):\n${done.output.slice(-8000)}`);
+    return done;
+  };
+  await own(dir, work, runs, tries);
+  return timings.join(", ");
+}
+
 beforeAll(async () => {
   started = Date.now();
   for (const workspace of Object.values(PACKAGES)) {
@@ -565,10 +553,18 @@ beforeAll(async () => {
     );
     runs.set(nameOf(c), scaffoldAndTest(c, done));
   }
+  for (const [name, own] of Object.entries(OWN_INDEX)) {
+    const run = runs.get(name);
+    if (run !== undefined)
+      ownRuns.set(
+        name,
+        run.then(({ dir }) => ownIndex(name, dir, own)),
+      );
+  }
   const allInstalled = Promise.all(withModules);
-  for (const [name, run] of runs) removeWhenDone(name, run, allInstalled);
+  for (const [name, run] of runs) removeWhenDone(name, ownRuns.get(name) ?? run, allInstalled);
   // Nothing is awaited here: the cases run concurrently (bounded), and each test awaits its own.
-  for (const run of runs.values()) run.catch(() => {});
+  for (const run of [...runs.values(), ...ownRuns.values()]) run.catch(() => {});
 }, 10 * MINUTES);
 
 describe("npm create ocp-provider, from the packed tarballs", () => {
@@ -595,6 +591,17 @@ describe("npm create ocp-provider, from the packed tarballs", () => {
       const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
       const timings = outcome.steps.map(({ step, done }) => `${step.split(" of ")[0]} ${seconds(done.ms)}`);
       process.stderr.write(`scaffold-packages: ${name}: ${timings.join(", ")}\n`);
+    },
+    40 * MINUTES,
+  );
+});
+
+describe("a search-index project pointed at your own index, as its README says", () => {
+  it.each(CASES.map(nameOf).filter((name) => Object.hasOwn(OWN_INDEX, name)))(
+    "%s: another index of one's own in place of the sample; its npm test (and inspect) pass on it",
+    async (name) => {
+      const timings = await (ownRuns.get(name) as Promise<string>);
+      process.stderr.write(`scaffold-packages: ${name}, own index: ${timings}\n`);
     },
     40 * MINUTES,
   );
