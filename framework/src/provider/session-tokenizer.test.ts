@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { createTokenCounter } from "../tokens/counter.js";
-import { isFamilyLoaded } from "../tokens/families.js";
+import { isFamilyLoaded, unloadFamily } from "../tokens/families.js";
 import { installedTokenizers } from "../tokens/registry.js";
 import { writeEnvelope } from "../wire/codec.js";
 import type { ContextQueryResult, Envelope } from "../wire/schemas.js";
@@ -51,6 +51,9 @@ const validate = new Ajv2020({ strict: false }).compile(schema);
 // The first count in a family loads its vocabulary: seconds, more on a busy machine.
 describe("the tokenizer extension", { timeout: 120_000 }, () => {
   it("loads a chosen vocabulary after the ack, never while answering the handshake", async () => {
+    // Another test file in this worker may have counted in Llama 3 (unit tests share their
+    // process): start from a process that has not.
+    unloadFamily("llama3");
     const session = createSession(provider());
     const ack = await session.handle(handshake({ tokenizers: ["llama3"] }));
     expect(ack).toMatchObject({ tokenizer: "llama3" });
