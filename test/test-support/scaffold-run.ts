@@ -1,10 +1,22 @@
 /**
- * How scaffold-packages.test.ts runs the commands of the projects it makes: a child
- * process's exit code and output, a project's `npm test` once more when it missed only
+ * How scaffold-packages.test.ts names the projects it makes and runs their commands: a
+ * child process's exit code and output, a project's `npm test` once more when it missed only
  * the exit checks' time limit on a loaded machine, and at most n such jobs at once.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
 import { cleanEnv, type Done, testMissedOnlyExitTiming } from "./shell.js";
+
+/** One project of the run: a template, with its index kind, over a transport. */
+export interface Case {
+  template: string;
+  index?: string;
+  transport: "stdio" | "http";
+  /** Run before installing, in the new project: a codemod a user would run. */
+  codemod?: string[];
+}
+
+/** A project's name and folder: `search-index-sqlite-stdio`. */
+export const nameOf = (c: Case) => [c.template, c.index, c.transport].filter(Boolean).join("-");
 
 /** Runs a command; resolves with its exit code and interleaved output (never rejects). */
 export function sh(command: string, args: string[], options: SpawnOptions & { cwd: string }): Promise<Done> {
