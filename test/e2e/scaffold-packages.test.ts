@@ -34,8 +34,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { referencePlugins } from "create-ocp-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ownLunrIndex, ownSqliteIndex, type Runs, type Tries } from "../test-support/own-index.js";
-import { type ReadmeRun, readmeCommands, recordInputs } from "../test-support/scaffold-readme.js";
+import { ownLunrIndex, ownSqliteIndex, type ProjectCommand } from "../test-support/own-index.js";
+import { type ReadmeRun, readmeCommands, recordInputs, type Step } from "../test-support/scaffold-readme.js";
 import { type Case, limiter, nameOf, npmTest, sh } from "../test-support/scaffold-run.js";
 import { cleanEnv, type Done, missedOnlyExitTiming, testMissedOnlyExitTiming, typed } from "../test-support/shell.js";
 import { packSqlitePrebuild, SQLITE_PREBUILDS_ENV } from "../test-support/sqlite-prebuild.js";
@@ -199,11 +199,7 @@ async function scaffoldAndTest(c: Case, installed: () => void): Promise<Outcome>
 }
 
 /** Scaffolds the project of `c` into `dir` and gives it its node_modules: installed, or copied from a twin's. */
-async function createAndInstall(
-  c: Case,
-  dir: string,
-  step: (name: string, done: Promise<Done>) => Promise<Done>,
-): Promise<void> {
+async function createAndInstall(c: Case, dir: string, step: Step): Promise<void> {
   // As `npm run create` in a clone does: ours from the packed tarballs, copied into the project.
   const flags = ["--template", c.template, "--transport", c.transport, "--no-install", "--local-packages", packDir];
   if (c.index !== undefined) flags.push("--index", c.index);
@@ -269,7 +265,9 @@ let started = Date.now();
  * test-support/own-index.ts). A project of their own, created and installed again for it,
  * would test the same template and install twice.
  */
-const OWN_INDEX: Readonly<Record<string, (dir: string, work: string, runs: Runs, tries: Tries) => Promise<void>>> = {
+const OWN_INDEX: Readonly<
+  Record<string, (dir: string, work: string, runs: ProjectCommand, tries: ProjectCommand) => Promise<void>>
+> = {
   "search-index-sqlite-stdio": ownSqliteIndex,
   "search-index-lunr-stdio": (dir, work, runs) => ownLunrIndex(dir, work, runs),
 };
@@ -282,7 +280,7 @@ async function ownIndex(name: string, dir: string, own: (typeof OWN_INDEX)[strin
   mkdirSync(work, { recursive: true });
   const timings: string[] = [];
   const missedOnlyTiming = (output: string) => testMissedOnlyExitTiming(output) || missedOnlyExitTiming(output);
-  const tries: Tries = (command) =>
+  const tries: ProjectCommand = (command) =>
     slot(async () => {
       let done = await typed(command, dir, cleanEnv(), { timeoutMs: 10 * MINUTES });
       // With other installs and tests on two cores, a provider still loading can miss the exit checks' 2 s: once more.
@@ -291,7 +289,7 @@ async function ownIndex(name: string, dir: string, own: (typeof OWN_INDEX)[strin
       timings.push(`${command} ${(done.ms / 1000).toFixed(0)} s`);
       return done;
     });
-  const runs: Runs = async (command) => {
+  const runs: ProjectCommand = async (command) => {
     const done = await tries(command);
     if (done.code !== 0)
       throw new Error(`${name}: ${command} failed (exit ${done.code}):\n${done.output.slice(-8000)}`);

@@ -16,10 +16,11 @@ import { expect } from "vitest";
 import { type CorpusDoc, writeMkdocsIndex } from "../../bench/search-index-corpora.js";
 import type { Done } from "./shell.js";
 
-/** Runs a command in the project: resolves when it exits 0, else fails with its output. */
-export type Runs = (command: string) => Promise<Done>;
-/** Runs a command in the project and resolves with how it ended, whatever that was. */
-export type Tries = (command: string) => Promise<Done>;
+/**
+ * Runs a command in the project. Given as `runs`, it resolves only when the command exits
+ * 0 and fails with its output otherwise; as `tries`, it resolves with how it ended.
+ */
+export type ProjectCommand = (command: string) => Promise<Done>;
 
 /** The pages of one's own index: nothing of the sample's deploys and on-call. */
 const BASE = "https://handbook.test/";
@@ -78,7 +79,12 @@ function ownDataSection(project: string, named: string[]): void {
  * Points the SQLite project at another database, table and columns built in `work`; its
  * `npm test` and `npm run inspect` pass on them, the sample unbuilt.
  */
-export async function ownSqliteIndex(project: string, work: string, runs: Runs, tries: Tries): Promise<void> {
+export async function ownSqliteIndex(
+  project: string,
+  work: string,
+  runs: ProjectCommand,
+  tries: ProjectCommand,
+): Promise<void> {
   // The README lists what the test changes: the two files, and what is set in each.
   ownDataSection(project, [
     "src/provider.ts",
@@ -139,7 +145,7 @@ export async function ownSqliteIndex(project: string, work: string, runs: Runs, 
 }
 
 /** Points the lunr project at another site's search_index.json built in `work`; its `npm test` passes on it. */
-export async function ownLunrIndex(project: string, work: string, runs: Runs): Promise<void> {
+export async function ownLunrIndex(project: string, work: string, runs: ProjectCommand): Promise<void> {
   ownDataSection(project, ["src/provider.ts", "`file`", "`baseUrl`", "test/sample.ts", "`GOAL`", "`ANSWER`"]);
   const index = writeMkdocsIndex(PAGES, BASE, join(work, "search_index.json"));
   const provider = join(project, "src/provider.ts");

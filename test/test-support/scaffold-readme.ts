@@ -42,6 +42,7 @@ const IN_PROCESS = /^npm run (query|bench)\b/;
  */
 const createdInputs = new Map<string, Map<string, string>>();
 
+/** Records what the in-process commands of the project of `c`, just created in `dir`, read. */
 export function recordInputs(c: Case, dir: string): void {
   const neutral = (text: string) => text.replaceAll(nameOf(c), "<project>");
   const files = new Map<string, string>();
