@@ -21,7 +21,7 @@ export interface Child {
   send(message: unknown): void;
   /** Resolves with the next stdout line (rejects after `timeoutMs`). */
   nextLine(timeoutMs?: number): Promise<string>;
-  /** Resolves with the exit code and signal once the process has exited. */
+  /** Resolves with the exit code and signal once the process has exited and closed its output. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -50,7 +50,8 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Child {
     stderr += chunk;
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': tests read stderr() once this resolves, and its last lines can come after the exit.
+    child.on("close", (code, signal) => resolve({ code, signal })),
   );
   child.stdin.on("error", () => {}); // a test may write after the child has gone
   return {

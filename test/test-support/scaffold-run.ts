@@ -39,7 +39,8 @@ export function sh(command: string, args: string[], options: SpawnOptions & { cw
     child.once("error", (error) =>
       resolve({ code: -1, output: `${output}\n${error.message}`, stdout, ms: Date.now() - started }),
     );
-    child.once("exit", (code) => resolve({ code, output, stdout, ms: Date.now() - started }));
+    // 'close', not 'exit': the last output lines can be read after the exit is reported.
+    child.once("close", (code) => resolve({ code, output, stdout, ms: Date.now() - started }));
   });
 }
 

@@ -186,7 +186,8 @@ class CatFile {
       stderr = (stderr + chunk).slice(-4096);
     });
     this.#child.on("error", (error) => fail(new OcpError(ERROR_CODES.EVAL, `git cat-file: ${error.message}`)));
-    this.#child.on("exit", () => fail(new OcpError(ERROR_CODES.EVAL, `git cat-file ended: ${stderr.trim()}`)));
+    // 'close', not 'exit': the message is git's last stderr line, which can arrive after the exit.
+    this.#child.on("close", () => fail(new OcpError(ERROR_CODES.EVAL, `git cat-file ended: ${stderr.trim()}`)));
     this.#child.stdin.on("error", () => {});
   }
 

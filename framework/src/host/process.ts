@@ -145,6 +145,10 @@ export function spawnProviderProcess(
     stderrText += chunk;
     if (stderrText.length > maxStderr) stderrText = stderrText.slice(stderrText.length - maxStderr);
   });
+  const stderrEnded = new Promise<void>((resolve) => {
+    child.stderr.on("end", () => resolve());
+    child.stderr.on("close", () => resolve());
+  });
   // Writing to a provider that has gone must not crash the host.
   child.stdin.on("error", () => {
     inputOpen = false;
@@ -159,9 +163,10 @@ export function spawnProviderProcess(
     });
     child.once("exit", (code, signal) => {
       inputOpen = false;
-      // 'exit' can come before the last stdout bytes are read: a reply written just before
-      // exiting must still be seen. A grandchild holding the pipe open must not stall us, hence the bound.
-      void within(stdoutEnded, 200).then(() => {
+      // 'exit' can come before the last stdout and stderr bytes are read: a reply, or the error
+      // that explains the exit, written just before exiting must still be seen. A grandchild
+      // holding a pipe open must not stall us, hence the bound.
+      void within(Promise.all([stdoutEnded, stderrEnded]), 200).then(() => {
         exit = { code, signal };
         resolve(exit);
       });
