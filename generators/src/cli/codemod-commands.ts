@@ -7,8 +7,6 @@ import { parseArgs } from "node:util";
 import type { FrameKind } from "ocp-provider";
 import { argsErrorMessage, useColor, wantsHelp } from "ocp-provider/cli";
 import picocolors from "picocolors";
-import { addDependency, addPlugin, findPackageJson } from "../codemods/add-plugin.js";
-import { generatePlugin } from "../codemods/generate-plugin.js";
 import { KNOWN_PLUGINS } from "../codemods/known-plugins.js";
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 
@@ -79,6 +77,9 @@ export async function addCommand(args: string[]): Promise<number> {
     throw usage("add", `unknown plugin '${name}' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
   }
   const file = values.file;
+  // The codemods load ts-morph (and the TypeScript it bundles), a second of start-up:
+  // only once the command line has been checked, never for help or a usage error.
+  const { addDependency, addPlugin, findPackageJson } = await import("../codemods/add-plugin.js");
   const result = await addPlugin(file, name);
   const shown = relative(process.cwd(), result.file) || result.file;
   process.stdout.write(
@@ -112,6 +113,7 @@ export async function generateCommand(args: string[]): Promise<number> {
   const [what, name, ...rest] = positionals;
   if (what !== "plugin" || name === undefined || rest.length > 0)
     throw usage("generate", "expected: generate plugin <name>");
+  const { generatePlugin } = await import("../codemods/generate-plugin.js");
   const result = await generatePlugin({
     name,
     kind: values.kind as FrameKind | undefined,
