@@ -2,7 +2,8 @@
  * Loads a provider module for `ocp serve` / `ocp query`. Modules load through tsx,
  * so `ocp serve examples/docs-provider.ts` needs no build step, and a `.ts` or `.js`
  * file written with `import`/`export` loads in a package without `"type": "module"`
- * (npm init's default) as well as in an ESM package.
+ * (npm init's default) as well as in an ESM package. An `.mjs` file loads as Node loads
+ * it, without tsx (see importModule).
  */
 import { existsSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
@@ -29,16 +30,26 @@ async function registerTsx(): Promise<void> {
 }
 
 /**
+ * Imports the module at `path`: an `.mjs` file as Node itself loads it, anything else
+ * through tsx. `.mjs` is JavaScript and an ES module by its name alone, so tsx's hooks
+ * thread, which doubled such a provider's start-up, buys it nothing. (A `.js` file could
+ * be a TypeScript project's, importing `./x.js` where only `x.ts` exists: tsx.)
+ */
+async function importModule(path: string): Promise<Record<string, unknown>> {
+  if (!path.endsWith(".mjs")) await registerTsx();
+  return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+}
+
+/**
  * Imports `specifier` (a path) and returns its provider: the default export, a
  * named `provider` export, or either one as a (possibly async) factory function.
  */
 export async function loadProvider(specifier: string): Promise<Provider> {
   const path = resolve(specifier);
   if (!existsSync(path)) throw new OcpError(ERROR_CODES.MODULE_LOAD, `no such module: ${specifier}`);
-  await registerTsx();
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    module = await importModule(path);
   } catch (error) {
     throw loadError(specifier, error);
   }
@@ -92,5 +103,11 @@ function loadError(specifier: string, error: unknown): OcpError {
     .trim();
   const at = userFrame(error);
   const where = at === undefined || message.includes(at) ? "" : ` (at ${at})`;
-  return new OcpError(ERROR_CODES.MODULE_LOAD, `could not load ${specifier}: ${message}${where}`, { cause: error });
+  const hint =
+    specifier.endsWith(".mjs") && (error as { code?: unknown } | null)?.code === "ERR_UNKNOWN_FILE_EXTENSION"
+      ? " (an .mjs file loads as Node loads it, without TypeScript: name it .mts to import TypeScript)"
+      : "";
+  return new OcpError(ERROR_CODES.MODULE_LOAD, `could not load ${specifier}: ${message}${where}${hint}`, {
+    cause: error,
+  });
 }
