@@ -2,13 +2,35 @@
  * A real child process speaking NDJSON: what a host does when it spawns a provider.
  * Tests use it to check the whole path — argv, module loading, stdio, exit codes.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The repository root. */
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** The built `ocp` command (npm test builds before it tests). */
 export const OCP_BIN = fileURLToPath(new URL("../../framework/bin/ocp.js", import.meta.url));
+
+/**
+ * Resolves with `child`'s exit code and signal once it has exited and its output has been
+ * read: 'exit' can come before the last stdout/stderr bytes, and 'close' waits for every
+ * holder of the pipes, a grandchild too (tsx's esbuild service shares a provider's
+ * stderr). So: the exit, then 'close' or `graceMs`, whichever comes first.
+ */
+export function exitedWithOutput(
+  child: ChildProcess,
+  graceMs = 1000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  return new Promise((resolve) =>
+    child.once("exit", (code, signal) => {
+      const timer = setTimeout(() => resolve({ code, signal }), graceMs);
+      void closed.then(() => {
+        clearTimeout(timer);
+        resolve({ code, signal });
+      });
+    }),
+  );
+}
 
 /** A spawned provider with its output split into lines. */
 export interface Child {
@@ -49,10 +71,7 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}): Child {
   child.stderr.on("data", (chunk: string) => {
     stderr += chunk;
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    // 'close', not 'exit': tests read stderr() once this resolves, and its last lines can come after the exit.
-    child.on("close", (code, signal) => resolve({ code, signal })),
-  );
+  const exited = exitedWithOutput(child);
   child.stdin.on("error", () => {}); // a test may write after the child has gone
   return {
     process: child,

@@ -4,6 +4,7 @@
  * the exit checks' time limit on a loaded machine, and at most n such jobs at once.
  */
 import { type SpawnOptions, spawn } from "node:child_process";
+import { exitedWithOutput } from "./child.js";
 import { cleanEnv, type Done, testMissedOnlyExitTiming } from "./shell.js";
 
 /** One project of the run: a template, with its index kind, over a transport. */
@@ -39,8 +40,7 @@ export function sh(command: string, args: string[], options: SpawnOptions & { cw
     child.once("error", (error) =>
       resolve({ code: -1, output: `${output}\n${error.message}`, stdout, ms: Date.now() - started }),
     );
-    // 'close', not 'exit': the last output lines can be read after the exit is reported.
-    child.once("close", (code) => resolve({ code, output, stdout, ms: Date.now() - started }));
+    void exitedWithOutput(child).then(({ code }) => resolve({ code, output, stdout, ms: Date.now() - started }));
   });
 }
 
