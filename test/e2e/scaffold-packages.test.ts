@@ -408,13 +408,18 @@ describe("npm create ocp-provider, from the packed tarballs", () => {
   );
 });
 
-describe("a search-index project pointed at your own index, as its README says", () => {
-  it.each(CASES.map(nameOf).filter((name) => Object.hasOwn(OWN_INDEX, name)))(
-    "%s: another index of one's own in place of the sample; its npm test (and inspect) pass on it",
-    async (name) => {
-      const timings = await (ownRuns.get(name) as Promise<string>);
-      process.stderr.write(`scaffold-packages: ${name}, own index: ${timings}\n`);
-    },
-    40 * MINUTES,
-  );
-});
+const OWN_INDEX_CASES = CASES.map(nameOf).filter((name) => Object.hasOwn(OWN_INDEX, name));
+// skipIf: with OCP_SCAFFOLD_CASES naming none of them, an empty describe would fail the file.
+describe.skipIf(OWN_INDEX_CASES.length === 0)(
+  "a search-index project pointed at your own index, as its README says",
+  () => {
+    it.each(OWN_INDEX_CASES)(
+      "%s: another index of one's own in place of the sample; its npm test (and inspect) pass on it",
+      async (name) => {
+        const timings = await (ownRuns.get(name) as Promise<string>);
+        process.stderr.write(`scaffold-packages: ${name}, own index: ${timings}\n`);
+      },
+      40 * MINUTES,
+    );
+  },
+);
