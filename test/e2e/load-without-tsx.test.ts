@@ -11,15 +11,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "../test-support/child.js";
+import { importWatch } from "../test-support/import-watch.js";
 
-const WATCH = `data:text/javascript,${encodeURIComponent(`
-import { register } from "node:module";
-register("data:text/javascript," + encodeURIComponent(
-  "export async function resolve(specifier, context, next) {" +
-  "  if (specifier === 'tsx/esm/api') process.stderr.write('imported: tsx\\\\n');" +
-  "  return next(specifier, context);" +
-  "}"));
-`)}`;
+const WATCH = importWatch("tsx/esm/api", "tsx");
 
 let project = "";
 const hello = readFileSync(join(REPO, "examples/hello-provider.ts"), "utf8");

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { within } from "../../framework/src/host/process.js";
 
 /** The repository root. */
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -22,13 +23,7 @@ export function exitedWithOutput(
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   return new Promise((resolve) =>
-    child.once("exit", (code, signal) => {
-      const timer = setTimeout(() => resolve({ code, signal }), graceMs);
-      void closed.then(() => {
-        clearTimeout(timer);
-        resolve({ code, signal });
-      });
-    }),
+    child.once("exit", (code, signal) => void within(closed, graceMs).then(() => resolve({ code, signal }))),
   );
 }
 

@@ -12,18 +12,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { importWatch } from "../../../test/test-support/import-watch.js";
 
 const BIN = fileURLToPath(new URL("../../bin/create-ocp-provider.js", import.meta.url));
 
-/** A loader hook, registered before the CLI starts, that names every ts-morph import on stderr. */
-const WATCH = `data:text/javascript,${encodeURIComponent(`
-import { register } from "node:module";
-register("data:text/javascript," + encodeURIComponent(
-  "export async function resolve(specifier, context, next) {" +
-  "  if (specifier === 'ts-morph') process.stderr.write('imported: ts-morph\\\\n');" +
-  "  return next(specifier, context);" +
-  "}"));
-`)}`;
+/** Names every ts-morph import on stderr, registered before the CLI starts. */
+const WATCH = importWatch("ts-morph");
 
 async function imports(args: string[], cwd?: string): Promise<string> {
   const { stderr } = await promisify(execFile)(process.execPath, ["--import", WATCH, BIN, ...args], {
