@@ -4,6 +4,11 @@
  * with evidence that names the violation; its clean mode passes everything.
  * Over stdio and over HTTP.
  */
+
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StdioTarget } from "ocp-provider/conformance";
 import {
   CHECK_NAMES,
   type CheckName,
@@ -59,6 +64,8 @@ const STDIO: Record<MisbehaveMode, Expectation> = {
   "hang-on-query": every([...QUERY_CHECKS, "pipelining", "garbage"], /(no reply|unanswered).* 4000 ms/),
   "no-exit-on-eof": { "eof-exit": /^still running 2000 ms after stdin closed$/ },
   "no-exit-on-shutdown": { "shutdown-clean": /^still running 2000 ms after a shutdown envelope/ },
+  // Clean on a fresh process: a check never fails for what another did to the process it used.
+  "unclean-exit-after-bad-input": {},
   "out-of-order": { pipelining: /reply 1 is not the answer to query 1 \(max_frames 0\) \(it came back as reply 4\)/ },
   "reject-unknown-fields": { "unknown-fields": UNKNOWN },
   // HTTP-only misbehaviour: over stdio these modes are clean.
@@ -99,6 +106,7 @@ const HTTP: Record<MisbehaveMode, Expectation> = {
   "stdout-noise": {},
   "no-exit-on-eof": {},
   "out-of-order": {},
+  "unclean-exit-after-bad-input": {},
 };
 
 // Long enough for an honest answer on a loaded machine, short enough that the hang rows stay cheap.
@@ -144,6 +152,32 @@ describe("the suite itself", () => {
       [...Object.values(STDIO), ...Object.values(HTTP)].flatMap((expected) => Object.keys(expected)),
     );
     expect([...tripped].sort()).toEqual([...CHECK_NAMES].sort());
+  });
+
+  it("checks a clean provider on two processes, and judges again on a fresh one a check that failed on a used one", async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), "ocp-starts-")), "starts");
+    // The fixture behind a shell that counts its starts (exec: the process the suite stops is the provider).
+    const counted = (mode: string): StdioTarget => ({
+      ...misbehaving(mode),
+      command: "sh",
+      args: ["-c", 'echo >> "$0"; exec "$@"', starts, process.execPath, MISBEHAVING, "--misbehave", mode],
+    });
+    const startsOf = async (mode: string) => {
+      writeFileSync(starts, "");
+      const report = await runConformance(counted(mode), OPTIONS);
+      return { report, starts: readFileSync(starts, "utf8").length };
+    };
+    const clean = await startsOf("clean");
+    expectFailures(clean.report, {});
+    expect(clean.starts).toBe(2);
+    // Exits with code 1 once fed a line that is not JSON: an exit check that gets a process
+    // malformed-input-tolerance or garbage passed on fails there, and passes on a fresh one.
+    // (One such process, or two when the main session finishes first and malformed-input
+    // takes it: a start more per retry.)
+    const spoilt = await startsOf("unclean-exit-after-bad-input");
+    expectFailures(spoilt.report, {});
+    expect(spoilt.starts).toBeGreaterThanOrEqual(3);
+    expect(spoilt.starts).toBeLessThanOrEqual(4);
   });
 
   it("re-counts with the tokenizer asked for", async () => {

@@ -22,6 +22,7 @@ export const MISBEHAVE_MODES = [
   "hang-on-query",
   "no-exit-on-eof",
   "no-exit-on-shutdown",
+  "unclean-exit-after-bad-input",
   "out-of-order",
   "reject-unknown-fields",
   "bad-json-500",
@@ -103,12 +104,14 @@ export type Action =
   | { do: "nothing" }
   | { do: "hang" }
   | { do: "crash"; why: string }
-  | { do: "exit" };
+  | { do: "exit"; code: number };
 
 /** A session's state and mode. */
 export interface Misbehaver {
   /** Handles one line of text (stdio) or one request body (HTTP). */
   handle(text: string): Action;
+  /** The code to exit with when stdin ends. */
+  exitCode(): number;
 }
 
 const error = (message: string): Action => ({ do: "reply", envelope: { type: "error", message } });
@@ -127,6 +130,10 @@ export interface MisbehaverOptions {
 export function createMisbehaver(mode: MisbehaveMode, options: MisbehaverOptions = {}): Misbehaver {
   const counter = createTokenCounter({ tokenizer: options.tokenizer });
   let handshaken = options.stateless === true;
+  // unclean-exit-after-bad-input: once a line was not JSON, every exit is code 1. Fresh, it
+  // passes every check; on a process an earlier check fed garbage, eof-exit or shutdown-clean fails.
+  let spoilt = false;
+  const exitCode = () => (spoilt ? 1 : 0);
 
   function answer(query: Record<string, unknown>): Record<string, unknown> {
     const wanted = words(`${query.goal} ${typeof query.query_text === "string" ? query.query_text : ""}`);
@@ -196,11 +203,13 @@ export function createMisbehaver(mode: MisbehaveMode, options: MisbehaverOptions
   }
 
   return {
+    exitCode,
     handle(text) {
       let value: unknown;
       try {
         value = JSON.parse(text);
       } catch {
+        if (mode === "unclean-exit-after-bad-input") spoilt = true;
         if (mode === "crash-on-garbage") return { do: "crash", why: "crashed on a line that is not JSON" };
         return error("malformed JSON");
       }
@@ -242,7 +251,7 @@ export function createMisbehaver(mode: MisbehaveMode, options: MisbehaverOptions
           return { do: "reply", envelope: { type: "frames", result: answer(query) } };
         }
         case "shutdown":
-          return mode === "no-exit-on-shutdown" ? { do: "nothing" } : { do: "exit" };
+          return mode === "no-exit-on-shutdown" ? { do: "nothing" } : { do: "exit", code: exitCode() };
         default:
           return error(
             typeof type === "string" ? `unknown envelope type '${type.slice(0, 40)}'` : "envelope has no type",

@@ -55,7 +55,7 @@ function serveStdio(mode: MisbehaveMode, flags: Flags): void {
         crash(action.why);
         return;
       case "exit":
-        process.exit(0);
+        process.exit(action.code);
         return;
       default:
         return; // nothing, or hang: the host waits in vain
@@ -75,7 +75,7 @@ function serveStdio(mode: MisbehaveMode, flags: Flags): void {
   });
   process.stdin.on("end", () => {
     if (mode === "no-exit-on-eof") setInterval(() => {}, 60_000);
-    else process.exit(0);
+    else process.exit(misbehaver.exitCode());
   });
 }
 

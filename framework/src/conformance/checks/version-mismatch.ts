@@ -11,6 +11,8 @@ export const versionMismatch = defineCheck({
   name: "version-mismatch",
   appliesTo: "every",
   uses: "own-session",
+  // Its ocp/2.0 handshake must be the first: after an ocp/1 one, an error could mean "already handshaken".
+  fresh: true,
   run: async (ctx) => {
     if (ctx.target.transport === "http") {
       const reply = await openHttp(ctx, "version-mismatch request").request(

@@ -30,19 +30,23 @@ export class StdioSession implements WireSession {
   #unresponsive: string | undefined;
   #lines = 0;
   #replied = false;
+  #acked = false;
+  #label: string;
 
   /** Spawns the target; every stdout line goes to `log` as "`label`, line N". */
   constructor(target: StdioTarget, label: string, log: MessageLog) {
+    this.#label = label;
     this.#child = spawnProviderProcess(target.command, target.args ?? [], { cwd: target.cwd, env: target.env });
     this.#child.onOutput((event) => {
       if (event.type === "overflow") {
-        log.record(`${label}, line ${++this.#lines}`, `(a line over ${event.limit} bytes)`);
+        log.record(`${this.#label}, line ${++this.#lines}`, `(a line over ${event.limit} bytes)`);
         return;
       }
-      log.record(`${label}, line ${++this.#lines}`, event.text);
+      log.record(`${this.#label}, line ${++this.#lines}`, event.text);
       const reply = asReply(event.text);
       if (reply === undefined) return;
       this.#replied = true;
+      if (reply.ok && reply.type === "handshake_ack") this.#acked = true;
       const waiter = this.#waiters.shift();
       if (waiter !== undefined) waiter(reply);
       else this.#replies.push(reply);
@@ -55,6 +59,24 @@ export class StdioSession implements WireSession {
   /** True once the provider has sent any reply at all. */
   get replied(): boolean {
     return this.#replied;
+  }
+
+  /** True once the provider has acked a handshake on this process. */
+  get acked(): boolean {
+    return this.#acked;
+  }
+
+  /**
+   * Whether another check may use this process as its own: it is alive, answering, and
+   * owes no reply (a late one would be taken for the next check's).
+   */
+  get reusable(): boolean {
+    return this.deadReason === undefined && this.#replies.length === 0 && this.#waiters.length === 0;
+  }
+
+  /** Names the process's later stdout lines in the log after the check now using it. */
+  relabel(label: string): void {
+    this.#label = label;
   }
 
   /** The exit, once the process has ended. */

@@ -1,9 +1,11 @@
 /**
- * The stdio suite. One main session answers the handshake and the query checks;
- * every own-session check — those that could leave a provider broken or gone —
- * gets a fresh process, so one failure never decides another check. Sessions run a
- * few at a time, each bounded by its own timeouts, and every process group is
- * killed at the end.
+ * The stdio suite. One main session answers the handshake and the query checks; the
+ * own-session checks — those that could leave a provider broken or gone — run one
+ * after another beside it, each on a process no failed check has used: one that
+ * earlier checks passed on and left running (spare-sessions.ts), or a fresh one. A
+ * clean provider is checked on two processes; a check that fails on a used one is run
+ * again on a fresh one, so one failure never decides another check. Every session is
+ * bounded by its own timeouts, and every process group is killed at the end.
  *
  * A provider that never answers a handshake (it cannot start, dies at once, or stays
  * silent) fails `handshake` with the reason, once; every other check is `not-run`, and
@@ -20,14 +22,21 @@ import {
   type SuiteCheck,
   type TransportSuite,
 } from "../../conformance/suite.js";
+import type { CheckResult } from "../../conformance/types.js";
 import type { StdioTarget } from "../targets.js";
 import { StdioSession } from "./conformance-session.js";
+import { SpareSessions } from "./spare-sessions.js";
 
 /**
- * Each own-session check has a process of its own, so none can break another's; the
- * timed exits go last, measured once the heavier checks no longer load the machine.
+ * The checks that end their process go last, when the others have no more use for one.
+ * Within a rank, those that need a fresh process first: the others then use it.
  */
 const RANKS: HazardRanks = { none: 0, "may-crash": 0, "ends-session": 1 };
+const runOrder = (checks: readonly SuiteCheck[]): SuiteCheck[] =>
+  inRunOrder(checks, RANKS).sort(
+    (a, b) =>
+      RANKS[a.hazard ?? "none"] - RANKS[b.hazard ?? "none"] || Number(b.fresh === true) - Number(a.fresh === true),
+  );
 
 /** What the main session's handshake showed, for the checks on other sessions. */
 class Startup {
@@ -64,21 +73,34 @@ export const stdioSuite: TransportSuite<StdioTarget> = {
   },
   run: async (checks, ctx, emit) => {
     const startup = new Startup();
+    const spares = new SpareSessions();
+    const main = spares.hold(ctx.main.session as StdioSession);
     const tasks: (() => Promise<void>)[] = [
       async () => {
+        let passed = false;
         try {
           const { reply } = await ctx.main.handshake();
           startup.settle(!reply.ok);
-          for (const check of mainSessionChecks(checks)) emit({ name: check.name, ...(await check.run(ctx)) });
+          passed = reply.ok;
+          for (const check of mainSessionChecks(checks)) {
+            const result: CheckResult = { name: check.name, ...(await check.run(ctx)) };
+            emit(result);
+            passed &&= result.status === "pass" || result.status === "skip";
+          }
         } finally {
-          await (ctx.main.session as StdioSession).stop();
+          await spares.giveBack(main, passed);
         }
       },
-      ...inRunOrder(checks, RANKS).map((check) => () => isolated(check, ctx, emit, startup)),
+      ...runOrder(checks).map((check) => () => ownSession(check, ctx, emit, startup, spares)),
     ];
-    // Three at a time: fast on two cores without starving the provider under test.
-    // Sessions are opened inside the tasks, so no process starts before its turn.
-    await pool(tasks, 3);
+    // Two lanes: the main session's checks, and the own-session checks one after another
+    // (they hand their process on). Sessions are opened inside the tasks, so no process
+    // starts before its turn.
+    try {
+      await pool(tasks, 2);
+    } finally {
+      await spares.stopAll();
+    }
   },
 };
 
@@ -100,30 +122,63 @@ async function pool(tasks: readonly (() => Promise<void>)[], width: number): Pro
 }
 
 /**
- * Runs one check on processes of its own, stopped afterwards. Once the provider is
- * known never to answer a handshake, none is started; and a check whose processes
- * got no reply at all, when the main session got none either, is reported not run
- * rather than the same failure again.
+ * Runs one own-session check on a process earlier checks passed on, or a fresh one, and
+ * again on a fresh one if it fails on a used one. Once the provider is known never to
+ * answer a handshake, none is started.
  */
-async function isolated(check: SuiteCheck, base: CheckContext, emit: Emit, startup: Startup): Promise<void> {
+async function ownSession(
+  check: SuiteCheck,
+  base: CheckContext,
+  emit: Emit,
+  startup: Startup,
+  spares: SpareSessions,
+): Promise<void> {
+  const lent = startup.failed || check.fresh === true ? undefined : await spares.take();
   if (startup.failed) {
+    if (lent !== undefined) await spares.giveBack(lent, false);
     emit({ name: check.name, status: "not-run", evidence: NEVER_STARTED });
     return;
   }
+  const result = await attempt(check, base, startup, spares, lent);
+  emit(
+    lent === undefined || result.status === "pass" ? result : await attempt(check, base, startup, spares, undefined),
+  );
+}
+
+/**
+ * One run of a check, its first session `lent` (else a fresh process). A check whose
+ * processes got no reply at all, when the main session got none either, is reported not
+ * run rather than the same failure again. Its processes are given back: kept for the next
+ * check only if it passed and did not end its one process.
+ */
+async function attempt(
+  check: SuiteCheck,
+  base: CheckContext,
+  startup: Startup,
+  spares: SpareSessions,
+  lent: StdioSession | undefined,
+): Promise<CheckResult> {
   const opened: StdioSession[] = [];
   const ctx: CheckContext = {
     ...base,
     open: (label) => {
-      const session = base.open(label) as StdioSession;
+      let session: StdioSession;
+      if (lent !== undefined && opened.length === 0) {
+        lent.relabel(label);
+        session = lent;
+      } else session = spares.hold(base.open(label) as StdioSession);
       opened.push(session);
       return session;
     },
   };
+  let result: CheckResult | undefined;
   try {
-    const result = await runGuarded(check, ctx);
+    result = await runGuarded(check, ctx);
     const neverStarted = opened.length > 0 && opened.every((session) => !session.replied) && (await startup.decided());
-    emit(neverStarted ? { name: check.name, status: "not-run", evidence: NEVER_STARTED } : result);
+    return neverStarted ? { name: check.name, status: "not-run", evidence: NEVER_STARTED } : result;
   } finally {
-    await Promise.all(opened.map((session) => session.stop()));
+    const keep = result?.status === "pass" && check.hazard !== "ends-session" && opened.length === 1;
+    if (lent !== undefined && !opened.includes(lent)) await spares.giveBack(lent, true);
+    await Promise.all(opened.map((session) => spares.giveBack(session, keep)));
   }
 }

@@ -17,16 +17,17 @@ export type { CheckStatus, CheckVerdict };
  * Where a check gets its replies:
  * - `main-session`: it judges the one main session's handshake and probe queries
  *   (`ctx.main`, run once per run however many checks read it);
- * - `own-session`: it talks to the provider itself (over stdio, on a process of its
- *   own, so one failure never decides another check);
+ * - `own-session`: it talks to the provider itself (over stdio, on a process no
+ *   failed check has used, so one failure never decides another check: see the stdio
+ *   suite);
  * - `whole-run`: it judges everything the provider sent, after every other check.
  */
 export type CheckUses = "main-session" | "own-session" | "whole-run";
 
 /**
  * What an own-session check may do to the provider: where checks share one provider
- * (HTTP), those that end the session run after the others, and those that may crash
- * it run last.
+ * (HTTP, and over stdio the processes checks hand on), those that end the session run
+ * after the others; over HTTP those that may crash it run last.
  */
 export type CheckHazard = "ends-session" | "may-crash";
 
@@ -54,6 +55,11 @@ export interface Check<Name extends string = string> {
   readonly elsewhere?: string;
   readonly uses: CheckUses;
   readonly hazard?: CheckHazard;
+  /**
+   * An own-session check whose first message must be the process's first (what it tests
+   * is how a provider answers at the start): over stdio it always gets a fresh process.
+   */
+  readonly fresh?: true;
   /** Runs the check; throwing fails it, saying so (a bug of the suite, never the provider's). */
   readonly run: (ctx: CheckContext) => Promise<CheckVerdict>;
 }

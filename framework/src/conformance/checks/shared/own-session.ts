@@ -7,7 +7,10 @@ import { StdioSession } from "../../../transports/stdio/conformance-session.js";
 import type { CheckContext } from "./check.js";
 import { HANDSHAKE } from "./main-session.js";
 
-/** A fresh provider process for a stdio check (the suite stops it afterwards). */
+/**
+ * A provider process for a stdio check: a fresh one, or one that earlier checks left
+ * alive and clean (see the stdio suite); the suite stops it afterwards or lends it on.
+ */
 export function openStdio(ctx: CheckContext, label: string): StdioSession {
   const session = ctx.open(label);
   if (!(session instanceof StdioSession)) throw new Error(`a stdio check was run over ${ctx.target.transport}`);
@@ -21,8 +24,12 @@ export function openHttp(ctx: CheckContext, label: string): HttpSession {
   return session;
 }
 
-/** Handshakes on an own session; a failure explains why the check could not run. */
+/**
+ * Handshakes on an own session, unless the process has acked one already (an earlier
+ * check's); a failure explains why the check could not run.
+ */
 export async function handshakeFirst(session: StdioSession, ctx: CheckContext): Promise<string | undefined> {
+  if (session.acked) return undefined;
   const reply = await session.request(HANDSHAKE, "handshake", ctx.handshakeTimeoutMs);
   if (reply.ok && reply.type === "handshake_ack") return undefined;
   return `not run: the handshake failed: ${reply.ok ? `answered '${reply.type}'` : reply.reason}`;
