@@ -154,7 +154,7 @@ describe("the suite itself", () => {
     expect([...tripped].sort()).toEqual([...CHECK_NAMES].sort());
   });
 
-  it("checks a clean provider on two processes, and judges again on a fresh one a check that failed on a used one", async () => {
+  it("checks a clean provider on two processes, and judges again on a fresh one a check that failed on a used one (but for a hang)", async () => {
     const starts = join(mkdtempSync(join(tmpdir(), "ocp-starts-")), "starts");
     // The fixture behind a shell that counts its starts (exec: the process the suite stops is the provider).
     const counted = (mode: string): StdioTarget => ({
@@ -178,6 +178,12 @@ describe("the suite itself", () => {
     expectFailures(spoilt.report, {});
     expect(spoilt.starts).toBeGreaterThanOrEqual(3);
     expect(spoilt.starts).toBeLessThanOrEqual(4);
+    // A query left unanswered on a used process, when the main session's was too, is the
+    // provider's own hang: not waited out again on a fresh process. Four starts: the main
+    // session and garbage's (both hung, so not handed on), and one each for the exit checks.
+    const hung = await startsOf("hang-on-query");
+    expectFailures(hung.report, STDIO["hang-on-query"]);
+    expect(hung.starts).toBe(4);
   });
 
   it("re-counts with the tokenizer asked for", async () => {

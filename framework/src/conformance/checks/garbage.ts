@@ -56,7 +56,7 @@ export const garbage = defineCheck({
     session.send({ type: "query", query: { goal, kinds: [], anchors: [], max_frames: 4, max_tokens: 2048 } });
     // Late error replies to the garbage may still be queued ahead of the answer.
     for (let i = 0; i <= items.length; i++) {
-      const reply = await session.nextReply(ctx.queryTimeoutMs);
+      const reply = await session.nextReply(ctx.queryTimeoutMs, "query after the garbage");
       if (reply === undefined) {
         const why = session.deadReason ?? `no reply within ${ctx.queryTimeoutMs} ms`;
         return verdict("fail", `after ${items.length} kinds of garbage, a query was not answered: ${why}`);

@@ -74,6 +74,11 @@ export class StdioSession implements WireSession {
     return this.deadReason === undefined && this.#replies.length === 0 && this.#waiters.length === 0;
   }
 
+  /** True once the provider has left a request unanswered past its timeout (it may still be running). */
+  get unanswered(): boolean {
+    return this.#unresponsive !== undefined;
+  }
+
   /** Names the process's later stdout lines in the log after the check now using it. */
   relabel(label: string): void {
     this.#label = label;
@@ -98,8 +103,12 @@ export class StdioSession implements WireSession {
     this.#child.write(serialise(message));
   }
 
-  /** Waits for the next reply; `undefined` after `timeoutMs` or once the process is gone. */
-  async nextReply(timeoutMs: number): Promise<Reply | undefined> {
+  /**
+   * Waits for the next reply; `undefined` after `timeoutMs` or once the process is gone.
+   * With `owed` (what the reply answers), a timeout leaves the session unresponsive, as a
+   * request's does; without it the provider may rightly stay silent (junk).
+   */
+  async nextReply(timeoutMs: number, owed?: string): Promise<Reply | undefined> {
     const ready = this.#replies.shift();
     if (ready !== undefined) return ready;
     if (this.#child.exit !== undefined) return undefined;
@@ -112,6 +121,8 @@ export class StdioSession implements WireSession {
     if (reply === undefined) {
       const index = this.#waiters.indexOf(deliver as (reply: Reply | undefined) => void);
       if (index !== -1) this.#waiters.splice(index, 1);
+      if (owed !== undefined && this.#child.exit === undefined)
+        this.#unresponsive ??= `the provider left the ${owed} unanswered for ${timeoutMs} ms`;
     }
     return reply;
   }

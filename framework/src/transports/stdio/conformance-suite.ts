@@ -123,8 +123,8 @@ async function pool(tasks: readonly (() => Promise<void>)[], width: number): Pro
 
 /**
  * Runs one own-session check on a process earlier checks passed on, or a fresh one, and
- * again on a fresh one if it fails on a used one. Once the provider is known never to
- * answer a handshake, none is started.
+ * again on a fresh one if it fails on a used one (unless it hangs as the main session
+ * did). Once the provider is known never to answer a handshake, none is started.
  */
 async function ownSession(
   check: SuiteCheck,
@@ -140,8 +140,14 @@ async function ownSession(
     return;
   }
   const result = await attempt(check, base, startup, spares, lent);
+  // A request left unanswered on a used process, when the main session (which only ever got
+  // a handshake and queries) left one unanswered too: the provider hangs on its own, and a
+  // fresh process would only wait out the same timeout again.
+  const hangs = lent?.unanswered === true && (base.main.session as StdioSession).unanswered;
   emit(
-    lent === undefined || result.status === "pass" ? result : await attempt(check, base, startup, spares, undefined),
+    lent === undefined || result.status === "pass" || hangs
+      ? result
+      : await attempt(check, base, startup, spares, undefined),
   );
 }
 
