@@ -163,7 +163,14 @@ describe("ocp add / ocp generate", () => {
       const second = await ocp(["add", "plugin", "ripgrep", "--file", file, "--no-package-json"]);
       expect(second.code).toBe(0);
       expect(readFileSync(file, "utf8")).toBe(edited);
-      expect((await ocp(["add", "plugin", "nonesuch", "--file", file])).code).not.toBe(0);
+      // Help and errors name the command typed, not the package that runs it.
+      const unknown = await ocp(["add", "plugin", "nonesuch", "--file", file]);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/^ocp add: unknown plugin 'nonesuch' .*; ocp add --help says more\)\n$/);
+      const help = await ocp(["generate", "--help"]);
+      expect(help.stdout).toMatch(/^ {2}ocp add plugin </m);
+      expect(help.stdout).toMatch(/^ {2}ocp generate plugin <name>/m);
+      expect(help.stdout).not.toContain("create-ocp-provider");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

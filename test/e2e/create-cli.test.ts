@@ -374,6 +374,7 @@ describe("create-ocp-provider add plugin / generate plugin", () => {
     const unknown = await run(["add", "plugin", "elastic"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`unknown plugin 'elastic' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
+    expect(unknown.stderr).toMatch(/^create-ocp-provider: .*; create-ocp-provider add --help says more\)\n$/);
   });
 
   it("generates a plugin with its test and wires it in; refuses to overwrite it", async () => {

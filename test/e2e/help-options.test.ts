@@ -16,7 +16,7 @@ import { MCP_COMMAND_OPTIONS, SERVE_COMMAND_OPTIONS } from "../../framework/src/
 import { providerCommandSpec } from "../../framework/src/cli/provider-command.js";
 import { QUERY_OPTIONS } from "../../framework/src/cli/query.js";
 import { COMMAND_HELP, commandUsage, overview } from "../../framework/src/cli/usage.js";
-import { ADD_OPTIONS, CODEMOD_USAGE, GENERATE_OPTIONS } from "../../generators/src/cli/codemod-commands.js";
+import { ADD_OPTIONS, codemodUsage, GENERATE_OPTIONS } from "../../generators/src/cli/codemod-commands.js";
 import { CREATE_OPTIONS, CREATE_USAGE } from "../../generators/src/cli/create-command.js";
 import { factsCommand } from "../../plugins/facts/src/cli.js";
 import { COMMAND as RIPGREP } from "../../plugins/ripgrep/src/cli.js";
@@ -102,7 +102,7 @@ const CASES: HelpCase[] = [
   },
   {
     name: "create-ocp-provider add --help (and generate --help)",
-    help: CODEMOD_USAGE,
+    help: codemodUsage(),
     own: { ...ADD_OPTIONS, ...GENERATE_OPTIONS },
   },
 ];

@@ -105,7 +105,7 @@ async function queryCommand(args: string[]): Promise<void> {
  */
 async function forwardToCreate(command: string, rest: string[]): Promise<number> {
   const name = "create-ocp-provider";
-  let create: { main(argv: string[]): Promise<number> };
+  let create: { main(argv: string[], options?: { bin?: string }): Promise<number> };
   try {
     // Its command line alone, not the package's root: that loads the codemods (ts-morph), a
     // second of start-up that `ocp add --help` or a usage error never needs.
@@ -124,7 +124,8 @@ async function forwardToCreate(command: string, rest: string[]): Promise<number>
       `'ocp ${command}' needs create-ocp-provider: npm install -D create-ocp-provider (or run npx create-ocp-provider ${command} …)`,
     );
   }
-  return await create.main([command, ...rest]);
+  // Its help and errors then name the command typed: `ocp add …`, not create-ocp-provider.
+  return await create.main([command, ...rest], { bin: "ocp" });
 }
 
 /** Runs the `ocp` command line; resolves to the exit code. */

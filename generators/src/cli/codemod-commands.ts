@@ -13,20 +13,24 @@ import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 /** Colours for stdout, by the rule every bin follows (NO_COLOR, FORCE_COLOR, a terminal). */
 const pc = picocolors.createColors(useColor(process.stdout));
 
-/** The usage text of the codemod commands. */
-export const CODEMOD_USAGE = `Usage:
-  create-ocp-provider add plugin <${Object.keys(KNOWN_PLUGINS).join("|")}> [--file src/provider.ts] [--no-package-json]
+/** The default name of the command the codemods run under: this package's bin. */
+const BIN = "create-ocp-provider";
+
+/** The usage text of the codemod commands, as run by `bin` (`ocp` forwards its add and generate here). */
+export const codemodUsage = (bin = BIN): string => `Usage:
+  ${synopsis("add", bin)}
       Adds the plugin's import and call to defineProvider's plugins in --file, and the
       package to the nearest package.json. Idempotent.
-  create-ocp-provider generate plugin <name> [--kind doc] [--provider src/provider.ts] [--no-wire]
+  ${synopsis("generate", bin)}
       Writes src/plugins/<name>.ts and test/plugins/<name>.test.ts in the project here,
       and adds the plugin to the provider.
 `;
 
-const SYNOPSIS = {
-  add: `create-ocp-provider add plugin <${Object.keys(KNOWN_PLUGINS).join("|")}> [--file src/provider.ts] [--no-package-json]`,
-  generate: "create-ocp-provider generate plugin <name> [--kind doc] [--provider src/provider.ts] [--no-wire]",
-};
+function synopsis(command: "add" | "generate", bin: string): string {
+  return command === "add"
+    ? `${bin} add plugin <${Object.keys(KNOWN_PLUGINS).join("|")}> [--file src/provider.ts] [--no-package-json]`
+    : `${bin} generate plugin <name> [--kind doc] [--provider src/provider.ts] [--no-wire]`;
+}
 
 /** The options of `add plugin` (exported, as those of `generate plugin`, for the test of the help against them). */
 export const ADD_OPTIONS = {
@@ -42,29 +46,29 @@ export const GENERATE_OPTIONS = {
 } as const;
 
 /** A usage error of `add` or `generate`: one line, with the command's synopsis. */
-function usage(command: keyof typeof SYNOPSIS, message: string): CreateError {
+function usage(command: "add" | "generate", message: string, bin: string): CreateError {
   return new CreateError(
     CREATE_ERROR_CODES.USAGE,
-    `${message} (usage: ${SYNOPSIS[command]}; create-ocp-provider ${command} --help says more)`,
+    `${message} (usage: ${synopsis(command, bin)}; ${bin} ${command} --help says more)`,
   );
 }
 
 /** Runs a parseArgs call, turning its complaints (unknown option, missing value) into usage errors. */
-function parsed<R>(command: keyof typeof SYNOPSIS, parse: () => R): R {
+function parsed<R>(command: "add" | "generate", bin: string, parse: () => R): R {
   try {
     return parse();
   } catch (error) {
-    throw usage(command, argsErrorMessage(error) ?? (error as Error).message);
+    throw usage(command, argsErrorMessage(error) ?? (error as Error).message, bin);
   }
 }
 
-/** `add plugin <name>`; resolves to the exit code. */
-export async function addCommand(args: string[]): Promise<number> {
+/** `add plugin <name>`, run as `bin`; resolves to the exit code. */
+export async function addCommand(args: string[], bin = BIN): Promise<number> {
   if (wantsHelp(args)) {
-    process.stdout.write(CODEMOD_USAGE);
+    process.stdout.write(codemodUsage(bin));
     return 0;
   }
-  const { values, positionals } = parsed("add", () =>
+  const { values, positionals } = parsed("add", bin, () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -72,9 +76,10 @@ export async function addCommand(args: string[]): Promise<number> {
     }),
   );
   const [what, name, ...rest] = positionals;
-  if (what !== "plugin" || name === undefined || rest.length > 0) throw usage("add", "expected: add plugin <name>");
+  if (what !== "plugin" || name === undefined || rest.length > 0)
+    throw usage("add", "expected: add plugin <name>", bin);
   if (!Object.hasOwn(KNOWN_PLUGINS, name)) {
-    throw usage("add", `unknown plugin '${name}' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`);
+    throw usage("add", `unknown plugin '${name}' (expected ${Object.keys(KNOWN_PLUGINS).join(", ")})`, bin);
   }
   const file = values.file;
   // The codemods load ts-morph (and the TypeScript it bundles), a second of start-up:
@@ -97,13 +102,13 @@ export async function addCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-/** `generate plugin <name>`; resolves to the exit code. */
-export async function generateCommand(args: string[]): Promise<number> {
+/** `generate plugin <name>`, run as `bin`; resolves to the exit code. */
+export async function generateCommand(args: string[], bin = BIN): Promise<number> {
   if (wantsHelp(args)) {
-    process.stdout.write(CODEMOD_USAGE);
+    process.stdout.write(codemodUsage(bin));
     return 0;
   }
-  const { values, positionals } = parsed("generate", () =>
+  const { values, positionals } = parsed("generate", bin, () =>
     parseArgs({
       args,
       allowPositionals: true,
@@ -112,7 +117,7 @@ export async function generateCommand(args: string[]): Promise<number> {
   );
   const [what, name, ...rest] = positionals;
   if (what !== "plugin" || name === undefined || rest.length > 0)
-    throw usage("generate", "expected: generate plugin <name>");
+    throw usage("generate", "expected: generate plugin <name>", bin);
   const { generatePlugin } = await import("../codemods/generate-plugin.js");
   const result = await generatePlugin({
     name,

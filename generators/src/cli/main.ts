@@ -4,12 +4,25 @@
  */
 import { CREATE_ERROR_CODES, CreateError } from "../errors.js";
 
-/**
- * Runs the command line; resolves to the exit code and never throws. With `checkOnly`, a
- * create command line is only checked (see createCommand); the codemods have nothing to check.
- */
-export async function main(argv: string[], { checkOnly = false } = {}): Promise<number> {
+/** Options of {@link main}. */
+export interface MainOptions {
+  /** Only check a create command line (see createCommand); the codemods have nothing to check. */
+  checkOnly?: boolean;
+  /**
+   * The command the person typed, for help and errors: `create-ocp-provider` (the default),
+   * or `ocp`, whose `add` and `generate` run the codemods here.
+   */
+  bin?: string;
+}
+
+/** Runs the command line; resolves to the exit code and never throws. */
+export async function main(
+  argv: string[],
+  { checkOnly = false, bin = "create-ocp-provider" }: MainOptions = {},
+): Promise<number> {
   const [first, ...rest] = argv;
+  // `ocp add: …` as ocp's own commands say `ocp query: …`; this bin's own errors as always.
+  const label = bin === "create-ocp-provider" ? bin : `${bin} ${first}`;
   try {
     if (first === "--version") {
       if (checkOnly) return 0;
@@ -19,13 +32,13 @@ export async function main(argv: string[], { checkOnly = false } = {}): Promise<
     }
     // Loaded on demand: the codemods pull in ts-morph (and TypeScript), which creating a project never needs.
     if (checkOnly && (first === "add" || first === "generate" || first === "g")) return 0;
-    if (first === "add") return await (await import("./codemod-commands.js")).addCommand(rest);
+    if (first === "add") return await (await import("./codemod-commands.js")).addCommand(rest, bin);
     if (first === "generate" || first === "g")
-      return await (await import("./codemod-commands.js")).generateCommand(rest);
+      return await (await import("./codemod-commands.js")).generateCommand(rest, bin);
     return await (await import("./create-command.js")).createCommand(argv, { checkOnly });
   } catch (error) {
     const message = error instanceof CreateError ? error.message : ((error as Error)?.stack ?? String(error));
-    process.stderr.write(`create-ocp-provider: ${message}\n`);
+    process.stderr.write(`${label}: ${message}\n`);
     return error instanceof CreateError && error.code === CREATE_ERROR_CODES.USAGE ? 2 : 1;
   }
 }
