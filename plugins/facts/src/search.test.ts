@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fold } from "./fold.js";
 import { MAX_GOAL_CHARS, queryTerms } from "./search.js";
 
 describe("queryTerms", () => {
@@ -35,5 +36,23 @@ describe("queryTerms", () => {
       }),
       { endOnFailure: true },
     );
+  });
+
+  it("reads words as the index folds them: a goal and its folded form have the same terms, none split by a mark", () => {
+    // Letters whose lower case or decomposition carries a combining mark, among plain ones.
+    const letter = fc.constantFrom(..."aeiosntİIıßÉéèëÅåøÖöüçÇŞşĞğŁłÑñ");
+    const word = fc.array(letter, { minLength: 1, maxLength: 8 }).map((letters) => letters.join(""));
+    const goal = fc.array(word, { minLength: 1, maxLength: 6 }).map((words) => words.join(" "));
+    fc.assert(
+      fc.property(goal, (text) => {
+        const terms = queryTerms(text);
+        expect(terms).toEqual(queryTerms(fold(text)));
+        for (const term of terms) expect(term).toMatch(/^[\p{L}\p{N}]+$/u);
+        // As many terms as distinct folded words that are not stop words: no word cut in two.
+        const words = new Set(fold(text).split(" "));
+        expect(terms.length).toBeLessThanOrEqual(words.size);
+      }),
+    );
+    expect(queryTerms("Where is the İstanbul office?")).toEqual(["istanbul", "office"]);
   });
 });

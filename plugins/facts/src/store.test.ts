@@ -430,6 +430,30 @@ describe.each(TARGETS)("fact store on %s", (_label, makeTarget) => {
     await store.close();
   });
 
+  it("finds a word as it was written when its lower case carries a combining mark (Turkish İ)", async () => {
+    const store = await target.open();
+    await store.assert({
+      subject: "office",
+      predicate: "city",
+      statement: "The office is in İstanbul near the Bosphorus",
+      validFrom: "2020-01-01",
+    });
+    await store.assert({
+      subject: "hq",
+      predicate: "city",
+      statement: "Headquarters are in Ankara",
+      validFrom: "2020-01-01",
+    });
+    for (const text of ["İstanbul", "istanbul", "ISTANBUL", "where is the İstanbul office?"]) {
+      const hits = await store.search({ text, validAt: "2024-01-01" });
+      expect(
+        hits.map((hit) => hit.fact.subject),
+        text,
+      ).toEqual(["office"]);
+    }
+    await store.close();
+  });
+
   it("imports atomically per batch and idempotently by id; a second connection sees only committed batches", async () => {
     const store = await target.open();
     await store.setFunctional("ceo");
