@@ -4,32 +4,23 @@
  * --glob` includes and excludes as rg's does, without reaching .git or hidden files;
  * `ocp-facts` takes its store options before the command too.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, trackChildren } from "../test-support/child.js";
+import { exitWithin, OCP_BIN, REPO, runNode, trackChildren } from "../test-support/child.js";
 import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
-const exec = promisify(execFile);
 const tmp = mkdtempSync(join(tmpdir(), "ocp-options-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const children = trackChildren();
 afterEach(children.killAll);
 
 async function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, args, {
-      cwd: REPO,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode(args, {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
 }
 
 describe("ocp query --as-of", () => {

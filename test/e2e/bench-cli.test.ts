@@ -9,23 +9,17 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { createTokenCounter } from "ocp-provider";
 import { afterAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO } from "../test-support/child.js";
+import { OCP_BIN, REPO, runNode } from "../test-support/child.js";
 
 const exec = promisify(execFile);
 const tmp = mkdtempSync(join(tmpdir(), "ocp-bench-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [OCP_BIN, ...args], {
-      cwd: REPO,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode([OCP_BIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
 }
 
 // The README's provider: two notes, both in every answer, so every number can be worked out here.

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, spawnNode } from "../test-support/child.js";
+import { exitWithin, OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
 import { listeningUrl } from "../test-support/listening.js";
 import { assertReferenceValid } from "../test-support/reference-schema.js";
 
@@ -15,16 +15,10 @@ async function ocp(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [OCP_BIN, ...args], {
-      cwd: REPO,
-      env: { ...process.env, OCP_LOG: "", ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode([OCP_BIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, OCP_LOG: "", ...env },
+  });
 }
 
 describe("ocp query", () => {

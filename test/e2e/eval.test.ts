@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { EvalReport } from "ocp-provider/eval";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO } from "../test-support/child.js";
+import { OCP_BIN, REPO, runNode } from "../test-support/child.js";
 import { type GitFixture, makeGitFixture } from "../test-support/git-fixture.js";
 
 const run = promisify(execFile);
@@ -24,17 +24,11 @@ afterAll(() => {
 });
 
 async function ocpEval(args: string[], env: NodeJS.ProcessEnv = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [OCP_BIN, "eval", ...args], {
-      cwd: REPO,
-      env: { ...process.env, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode([OCP_BIN, "eval", ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 describe("ocp eval over a git history", () => {

@@ -4,14 +4,10 @@
  * package's version, and an unknown option is one line on stderr naming the
  * option and the command's usage line (exit 2) — not Node's parseArgs text.
  */
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { REPO } from "../test-support/child.js";
-
-const exec = promisify(execFile);
+import { REPO, runNode } from "../test-support/child.js";
 
 /** The bins, by package folder. */
 const BINS = {
@@ -28,17 +24,11 @@ const versionOf = (bin: Bin) =>
   (JSON.parse(readFileSync(join(REPO, BINS[bin], "../../package.json"), "utf8")) as { version: string }).version;
 
 async function run(bin: Bin, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [join(REPO, BINS[bin]), ...args], {
-      cwd: REPO,
-      env: { ...process.env, NO_COLOR: "1" },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode([join(REPO, BINS[bin]), ...args], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: "1" },
+    timeout: 30_000,
+  });
 }
 
 /** Each bin's commands, with the words that put one on the line (the bin itself is `[]`). */

@@ -6,34 +6,25 @@
  * egress is asked only with --allow-egress; a dishonest answer is dropped, as a host
  * drops it. All real child processes.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertFixtureBuilt, MISBEHAVING, startListening } from "../conformance/fixture.js";
-import { OCP_BIN, REPO } from "../test-support/child.js";
+import { OCP_BIN, REPO, runNode } from "../test-support/child.js";
 
-const exec = promisify(execFile);
 const RIPGREP_BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "ocp-query-targets-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 beforeAll(assertFixtureBuilt);
 
 async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [OCP_BIN, ...args], {
-      cwd: REPO,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode([OCP_BIN, ...args], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" },
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 describe("ocp query -- CMD ARGS…", () => {

@@ -7,20 +7,14 @@ import { execFile, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, spawnNode } from "../test-support/child.js";
+import { exitWithin, OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
 import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const exec = promisify(execFile);
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [OCP_BIN, ...args], { cwd: REPO });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode([OCP_BIN, ...args], { cwd: REPO });
 }
 
 const QUERY = { goal: "anything", kinds: [], anchors: [], max_frames: 4, max_tokens: 200 };

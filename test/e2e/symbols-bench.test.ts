@@ -8,28 +8,18 @@
  * 20 s), so the bench's queries, each waiting for the build only a few seconds, run during
  * it whatever the machine's speed.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO } from "../test-support/child.js";
-
-const exec = promisify(execFile);
+import { OCP_BIN, REPO, runNode } from "../test-support/child.js";
 
 async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, args, {
-      cwd: REPO,
-      env: { ...process.env, NO_COLOR: "1", ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+  return runNode(args, {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 const MODULES = 400;
 

@@ -2,14 +2,50 @@
  * A real child process speaking NDJSON: what a host does when it spawns a provider.
  * Tests use it to check the whole path — argv, module loading, stdio, exit codes.
  */
-import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import {
+  type ChildProcess,
+  type ChildProcessWithoutNullStreams,
+  type ExecFileOptions,
+  execFile,
+  spawn,
+} from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { within } from "../../framework/src/host/process.js";
 
 /** The repository root. */
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 /** The built `ocp` command (npm test builds before it tests). */
 export const OCP_BIN = fileURLToPath(new URL("../../framework/bin/ocp.js", import.meta.url));
+
+/** How a child run to its end went: its exit code and all it wrote. */
+export interface Finished {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Runs `node ...args` to its end and resolves with its exit code and output, whatever the
+ * code: the tests assert on it. In the repository unless `options.cwd` says otherwise; up
+ * to 64 MiB of output.
+ */
+export async function runNode(args: readonly string[], options: ExecFileOptions = {}): Promise<Finished> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, args, {
+      cwd: REPO,
+      maxBuffer: 64 * 1024 * 1024,
+      ...options,
+      encoding: "utf8",
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as Finished;
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
 
 /**
  * Resolves with `child`'s exit code and signal once it has exited and its output has been

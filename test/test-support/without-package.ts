@@ -3,12 +3,10 @@
  * some: run node there with {@link NODE_PRESERVING_LINKS} and our packages resolve their
  * dependencies from it, so the missing ones are really missing.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { REPO } from "./child.js";
+import { REPO, runNode } from "./child.js";
 
 /** Node, resolving from where a module's link is rather than where it points. */
 export const NODE_PRESERVING_LINKS = [process.execPath, "--preserve-symlinks", "--preserve-symlinks-main"] as const;
@@ -34,19 +32,8 @@ export function withoutPackages(prefix: string, missing: readonly string[]): Wit
   }
   return {
     dir,
-    async node(args) {
-      try {
-        const { stdout, stderr } = await promisify(execFile)(
-          NODE_PRESERVING_LINKS[0],
-          [...NODE_PRESERVING_LINKS.slice(1), ...args],
-          { cwd: dir, env: { ...process.env, NO_COLOR: "1" } },
-        );
-        return { code: 0, stdout, stderr };
-      } catch (error) {
-        const failed = error as { code: number; stdout: string; stderr: string };
-        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-      }
-    },
+    node: (args) =>
+      runNode([...NODE_PRESERVING_LINKS.slice(1), ...args], { cwd: dir, env: { ...process.env, NO_COLOR: "1" } }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
