@@ -4,11 +4,9 @@
  * with evidence that names the violation; its clean mode passes everything.
  * Over stdio and over HTTP.
  */
-
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StdioTarget } from "ocp-provider/conformance";
 import {
   CHECK_NAMES,
   type CheckName,
@@ -16,8 +14,9 @@ import {
   MISBEHAVE_MODES,
   type MisbehaveMode,
   runConformance,
+  type StdioTarget,
 } from "ocp-provider/conformance";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { assertFixtureBuilt, MISBEHAVING, misbehaving, startListening } from "./fixture.js";
 
 /** Which checks a mode must fail, and what the evidence of each must say. */
@@ -155,7 +154,9 @@ describe("the suite itself", () => {
   });
 
   it("checks a clean provider on two processes, and judges again on a fresh one a check that failed on a used one (but for a hang)", async () => {
-    const starts = join(mkdtempSync(join(tmpdir(), "ocp-starts-")), "starts");
+    const dir = mkdtempSync(join(tmpdir(), "ocp-starts-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const starts = join(dir, "starts");
     // The fixture behind a shell that counts its starts (exec: the process the suite stops is the provider).
     const counted = (mode: string): StdioTarget => ({
       ...misbehaving(mode),
