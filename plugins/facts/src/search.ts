@@ -61,10 +61,10 @@ const STOP_WORDS = new Set(
 export const MAX_GOAL_CHARS = 8192;
 
 /**
- * The content terms of a goal: words and numbers folded as the index folds them (lower
- * case, accents dropped), stop words dropped, first occurrence kept; read from its first
- * {@link MAX_GOAL_CHARS} characters, cut at a space. Folded before it is split: "İstanbul"
- * lower-cased is "i" + a combining dot + "stanbul", which a split on letters cut in two.
+ * The content terms of a goal: lower-cased words and numbers, stop words dropped, first
+ * occurrence kept; read from its first {@link MAX_GOAL_CHARS} characters, cut at a space.
+ * A word keeps its combining marks ("İstanbul" lower-cased is "i", a combining dot,
+ * "stanbul": not two words); each backend folds terms as its index folds text.
  */
 export function queryTerms(text: string): string[] {
   let read = text;
@@ -74,7 +74,7 @@ export function queryTerms(text: string): string[] {
     if (space > 0) read = read.slice(0, space);
   }
   const terms: string[] = [];
-  for (const [word] of fold(read).matchAll(/[\p{L}\p{N}]+/gu)) {
+  for (const [word] of read.toLowerCase().matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
     if (STOP_WORDS.has(word) || terms.includes(word)) continue;
     terms.push(word);
     if (terms.length >= 4 * MAX_TERMS) break;
