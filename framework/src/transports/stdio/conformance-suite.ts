@@ -75,6 +75,10 @@ export const stdioSuite: TransportSuite<StdioTarget> = {
     const startup = new Startup();
     const spares = new SpareSessions();
     const main = spares.hold(ctx.main.session as StdioSession);
+    let mainDone = () => {};
+    const mainChecked = new Promise<void>((resolve) => {
+      mainDone = resolve;
+    });
     const tasks: (() => Promise<void>)[] = [
       async () => {
         let passed = false;
@@ -89,9 +93,10 @@ export const stdioSuite: TransportSuite<StdioTarget> = {
           }
         } finally {
           await spares.giveBack(main, passed);
+          mainDone();
         }
       },
-      ...runOrder(checks).map((check) => () => ownSession(check, ctx, emit, startup, spares)),
+      ...runOrder(checks).map((check) => () => ownSession(check, ctx, emit, startup, spares, mainChecked)),
     ];
     // Two lanes: the main session's checks, and the own-session checks one after another
     // (they hand their process on). Sessions are opened inside the tasks, so no process
@@ -132,6 +137,7 @@ async function ownSession(
   emit: Emit,
   startup: Startup,
   spares: SpareSessions,
+  mainChecked: Promise<void>,
 ): Promise<void> {
   const lent = startup.failed || check.fresh === true ? undefined : await spares.take();
   if (startup.failed) {
@@ -143,7 +149,11 @@ async function ownSession(
   // A request left unanswered on a used process, when the main session (which only ever got
   // a handshake and queries) left one unanswered too: the provider hangs on its own, and a
   // fresh process would only wait out the same timeout again.
-  const hangs = lent?.unanswered === true && (base.main.session as StdioSession).unanswered;
+  // (Once the main session's checks are done: on a loaded machine its queries may be behind.)
+  const hangs =
+    result.status !== "pass" &&
+    lent?.unanswered === true &&
+    (await mainChecked.then(() => (base.main.session as StdioSession).unanswered));
   emit(
     lent === undefined || result.status === "pass" || hangs
       ? result
