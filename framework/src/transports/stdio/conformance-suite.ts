@@ -29,13 +29,14 @@ import { SpareSessions } from "./spare-sessions.js";
 
 /**
  * The checks that end their process go last, when the others have no more use for one.
- * Within a rank, those that need a fresh process first: the others then use it.
+ * Within a rank, those that need a fresh process first: the others then use it (fresh ones
+ * are put first, and inRunOrder's stable sort by rank keeps them so).
  */
 const RANKS: HazardRanks = { none: 0, "may-crash": 0, "ends-session": 1 };
 const runOrder = (checks: readonly SuiteCheck[]): SuiteCheck[] =>
-  inRunOrder(checks, RANKS).sort(
-    (a, b) =>
-      RANKS[a.hazard ?? "none"] - RANKS[b.hazard ?? "none"] || Number(b.fresh === true) - Number(a.fresh === true),
+  inRunOrder(
+    [...checks].sort((a, b) => Number(b.fresh === true) - Number(a.fresh === true)),
+    RANKS,
   );
 
 /** What the main session's handshake showed, for the checks on other sessions. */
