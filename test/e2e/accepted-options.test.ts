@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, runNode, trackChildren } from "../test-support/child.js";
+import { exitWithin, type Finished, OCP_BIN, REPO, runNode, trackChildren } from "../test-support/child.js";
 import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "ocp-options-"));
@@ -16,7 +16,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const children = trackChildren();
 afterEach(children.killAll);
 
-async function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function node(args: string[]): Promise<Finished> {
   return runNode(args, {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: "1" },

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { createTokenCounter } from "ocp-provider";
 import { afterAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO, runNode } from "../test-support/child.js";
+import { type Finished, OCP_BIN, REPO, runNode } from "../test-support/child.js";
 
 const exec = promisify(execFile);
 const tmp = mkdtempSync(join(tmpdir(), "ocp-bench-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function ocp(args: string[]): Promise<Finished> {
   return runNode([OCP_BIN, ...args], {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: "1" },

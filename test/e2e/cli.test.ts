@@ -1,20 +1,13 @@
 /** The `ocp` command as a person or a host runs it: real processes, real exit codes. */
-import { execFile } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
+import { exitWithin, type Finished, OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
 import { listeningUrl } from "../test-support/listening.js";
 import { assertReferenceValid } from "../test-support/reference-schema.js";
 
-const run = promisify(execFile);
-
-async function ocp(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
+async function ocp(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Finished> {
   return runNode([OCP_BIN, ...args], {
     cwd: REPO,
     env: { ...process.env, OCP_LOG: "", ...env },
@@ -129,13 +122,9 @@ describe("OCP_LOG=debug on a provider's own bin", () => {
     const facts = join(REPO, "plugins/facts/bin/ocp-facts.js");
     const missing = join(tmpdir(), "ocp-no-such-store.db");
     const line = /^ocp-facts: no fact store at .*\(OCP_FACTS_NO_STORE\)$/;
-    const quiet = await run(process.execPath, [facts, "query", "--db", missing, "x"], {
-      env: { ...process.env, OCP_LOG: "" },
-    }).catch((error) => error as { stderr: string });
+    const quiet = await runNode([facts, "query", "--db", missing, "x"], { env: { ...process.env, OCP_LOG: "" } });
     expect(quiet.stderr.trimEnd()).toMatch(line);
-    const loud = await run(process.execPath, [facts, "query", "--db", missing, "x"], {
-      env: { ...process.env, OCP_LOG: "debug" },
-    }).catch((error) => error as { stderr: string });
+    const loud = await runNode([facts, "query", "--db", missing, "x"], { env: { ...process.env, OCP_LOG: "debug" } });
     const lines = loud.stderr.trimEnd().split("\n");
     expect(lines.at(-1)).toMatch(line);
     expect(lines[0]).toMatch(/^FactError: no fact store at /);

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO, runNode } from "../test-support/child.js";
+import { type Finished, REPO, runNode } from "../test-support/child.js";
 
 /** The bins, by package folder. */
 const BINS = {
@@ -23,7 +23,7 @@ type Bin = keyof typeof BINS;
 const versionOf = (bin: Bin) =>
   (JSON.parse(readFileSync(join(REPO, BINS[bin], "../../package.json"), "utf8")) as { version: string }).version;
 
-async function run(bin: Bin, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(bin: Bin, args: string[]): Promise<Finished> {
   return runNode([join(REPO, BINS[bin]), ...args], {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: "1" },

@@ -13,13 +13,13 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertFixtureBuilt, MISBEHAVING, startListening } from "../conformance/fixture.js";
-import { OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
+import { type Finished, OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
 import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const INSPECT_BIN = fileURLToPath(new URL("../../framework/bin/ocp-inspect.js", import.meta.url));
 const run = promisify(execFile);
 
-async function node(args: string[], cwd = REPO): Promise<{ code: number; stdout: string; stderr: string }> {
+async function node(args: string[], cwd = REPO): Promise<Finished> {
   return runNode(args, { cwd, maxBuffer: 16 * 1024 * 1024 });
 }
 

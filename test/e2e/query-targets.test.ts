@@ -12,14 +12,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertFixtureBuilt, MISBEHAVING, startListening } from "../conformance/fixture.js";
-import { OCP_BIN, REPO, runNode } from "../test-support/child.js";
+import { type Finished, OCP_BIN, REPO, runNode } from "../test-support/child.js";
 
 const RIPGREP_BIN = fileURLToPath(new URL("../../plugins/ripgrep/bin/ocp-ripgrep.js", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "ocp-query-targets-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 beforeAll(assertFixtureBuilt);
 
-async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function ocp(args: string[]): Promise<Finished> {
   return runNode([OCP_BIN, ...args], {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" },

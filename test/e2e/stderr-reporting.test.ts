@@ -7,13 +7,13 @@ import { execFile, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { exitWithin, OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
+import { exitWithin, type Finished, OCP_BIN, REPO, runNode, spawnNode } from "../test-support/child.js";
 import { handshake, nextEnvelope } from "../test-support/envelopes.js";
 
 const exec = promisify(execFile);
 const count = (text: string, part: string) => text.split(part).length - 1;
 
-async function ocp(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function ocp(args: string[]): Promise<Finished> {
   return runNode([OCP_BIN, ...args], { cwd: REPO });
 }
 
@@ -92,7 +92,7 @@ describe("ocp inspect and a provider that hangs", () => {
         exec("script", ["-qec", quoted, "/dev/null"], { cwd: REPO, env: { ...process.env, NO_COLOR: "1" } }).catch(
           (error: { stdout: string }) => error,
         ),
-        exec(process.execPath, inspect, { cwd: REPO }).catch((error: { stdout: string; stderr: string }) => error),
+        runNode(inspect),
       ]);
       const lines = onTty.stdout.split(/\r|\n/);
       expect(lines.some((line) => /checks \d+\/14 done, \d+ s · waiting \d+ s on .*frame-validity/.test(line))).toBe(

@@ -12,9 +12,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { OCP_BIN, REPO, runNode } from "../test-support/child.js";
+import { type Finished, OCP_BIN, REPO, runNode } from "../test-support/child.js";
 
-async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
   return runNode(args, {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: "1", ...env },
