@@ -51,7 +51,7 @@ describe("ocp inspect --json", () => {
   });
 
   it("exits 1 for a provider that fails a check, and the JSON says which", async () => {
-    const { code, stdout } = await ocp(["stdio", "--json", "--timeout", "3000", ...fixture("lying-costs")]);
+    const { code, stdout } = await ocp(["stdio", "--json", "--timeout", "10000", ...fixture("lying-costs")]);
     const report = JSON.parse(stdout);
     expect(report.conformant).toBe(false);
     expect(
