@@ -336,6 +336,11 @@ beforeAll(async () => {
   ]) {
     if (!shipped.has(required)) throw new Error(`the create-ocp-provider tarball lacks ${required}`);
   }
+  // The tokenizers' rank snapshots, which the build writes into dist/ranks/ (docs/tokens.md, "Loading the tables").
+  const framework = new Set(packed.find((entry) => entry.name === "ocp-provider")?.files.map((file) => file.path));
+  for (const required of ["dist/ranks/o200k_base.v8", "dist/ranks/cl100k_base.v8"]) {
+    if (!framework.has(required)) throw new Error(`the ocp-provider tarball lacks ${required}`);
+  }
 
   // `npm create` installs the package and runs its bin: do the same, outside this repository.
   const cli = join(tmp, "cli");

@@ -10,7 +10,10 @@
  * gpt-tokenizer's splitting regex for our own equivalent scanner (ascii-pieces.ts). All count special-token
  * text such as `<|endoftext|>` as plain text: content is data, never control.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { deserialize } from "node:v8";
 import { asciiPieceEnd } from "./ascii-pieces.js";
 
 /** The BPE encodings we count with. */
@@ -39,20 +42,75 @@ interface TiktokenModule {
   get_encoding(name: BpeEncodingName): TiktokenEncoder;
 }
 
-// Loaded lazily and synchronously: the rank tables take ~150 ms to load, which
+/** gpt-tokenizer's encoding class: what its encoding modules build from their rank tables. */
+interface GptEncodingClass {
+  getEncodingApi(
+    name: BpeEncodingName,
+    ranks: () => unknown[],
+  ): Pick<GptTokenizerModule, "countTokens"> & { bytePairEncodingCoreProcessor?: Partial<BpeCore> };
+}
+
+// Loaded lazily and synchronously: the rank tables take ~0.3 s to load, which
 // must not delay a handshake, and counting itself is synchronous.
 const require = createRequire(import.meta.url);
 const gptTokenizers = new Map<BpeEncodingName, GptTokenizerModule>();
+const sources = new Map<BpeEncodingName, "snapshot" | "module">();
 const tiktokens = new Map<BpeEncodingName, TiktokenEncoder>();
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/** Where the build writes the rank snapshots (framework/scripts/write-ranks.js): from src/ and dist/ alike. */
+export const RANK_SNAPSHOTS = new URL("../../dist/ranks/", import.meta.url);
+
+let installedVersion: string | undefined;
+/** The installed gpt-tokenizer's version (its exports map hide its package.json: found beside its main). */
+function gptTokenizerVersion(): string {
+  installedVersion ??= String(
+    JSON.parse(readFileSync(join(dirname(require.resolve("gpt-tokenizer")), "..", "package.json"), "utf8")).version,
+  );
+  return installedVersion;
+}
+
+/**
+ * The rank table of `name` from its snapshot in `dir`, or undefined when there is none
+ * this gpt-tokenizer wrote or this V8 can read: the caller then loads gpt-tokenizer's own.
+ */
+export function rankSnapshot(name: BpeEncodingName, dir: URL = RANK_SNAPSHOTS): unknown[] | undefined {
+  try {
+    const saved = deserialize(readFileSync(new URL(`${name}.v8`, dir))) as Record<string, unknown> | null;
+    const fits =
+      saved?.format === 1 &&
+      saved.package === "gpt-tokenizer" &&
+      saved.version === gptTokenizerVersion() &&
+      saved.encoding === name &&
+      Array.isArray(saved.ranks);
+    return fits ? (saved.ranks as unknown[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function gptTokenizer(name: BpeEncodingName): GptTokenizerModule {
   let module = gptTokenizers.get(name);
   if (module === undefined) {
-    module = require(`gpt-tokenizer/encoding/${name}`) as GptTokenizerModule;
+    const ranks = rankSnapshot(name);
+    if (ranks !== undefined) {
+      // What gpt-tokenizer's own encoding module does with the table it parses (its size is checked there).
+      const { GptEncoding } = require("gpt-tokenizer/GptEncoding") as { GptEncoding: GptEncodingClass };
+      const api = GptEncoding.getEncodingApi(name, () => ranks);
+      module = { countTokens: api.countTokens, default: api };
+      sources.set(name, "snapshot");
+    } else {
+      module = require(`gpt-tokenizer/encoding/${name}`) as GptTokenizerModule;
+      sources.set(name, "module");
+    }
     gptTokenizers.set(name, module);
   }
   return module;
+}
+
+/** Where an encoding's table came from once loaded: the build's snapshot or gpt-tokenizer's module (for tests). */
+export function encodingSource(name: BpeEncodingName): "snapshot" | "module" | undefined {
+  return sources.get(name);
 }
 
 function tiktoken(name: BpeEncodingName): TiktokenEncoder {
