@@ -9,11 +9,13 @@ function node(script: string) {
 describe("spawnProviderProcess", () => {
   it("keeps the stderr a process writes just before it exits", async () => {
     // The leader exits at once; a grandchild that shares only its stderr writes the
-    // reason 50 ms later. The exit must not be reported before that line is read.
-    const late = `setTimeout(() => process.stderr.write("fatal: the index is locked\\n"), 50)`;
+    // reason 50 ms later. The exit must not be reported before that line is read. The
+    // grandchild is a shell, not node: node's own start (~0.15 s, several times that on a
+    // loaded machine) would spend the 200 ms the host waits before it wrote anything.
+    const late = "sleep 0.05; echo 'fatal: the index is locked' >&2";
     const child = node(`
       const { spawn } = require("node:child_process");
-      spawn(process.execPath, ["-e", ${JSON.stringify(late)}], { stdio: ["ignore", "ignore", "inherit"] });
+      spawn("sh", ["-c", ${JSON.stringify(late)}], { stdio: ["ignore", "ignore", "inherit"] });
       process.exit(3);
     `);
     const exit = await child.exited;
