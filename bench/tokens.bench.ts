@@ -13,7 +13,8 @@
  * The counts themselves are checked too: ours must equal gpt-tokenizer's and the
  * reference tiktoken's on every text of the corpus, or the run fails.
  *
- * Then the open model families (Llama 3, Gemma 3, Qwen 3, DeepSeek V3): first-use
+ * Then loading the rank tables in a fresh process, ours against gpt-tokenizer's module
+ * (token-tables.ts). Then the open model families (Llama 3, Gemma 3, Qwen 3, DeepSeek V3): first-use
  * load time and counting cost as ratios against each package's own encode
  * (token-families.ts), in a second table.
  */
@@ -32,6 +33,7 @@ import {
   type Verdict,
 } from "./harness.js";
 import { runFamilies } from "./token-families.js";
+import { runTables } from "./token-tables.js";
 
 const ENCODING = "o200k_base";
 /** The counter's default cache size (see createTokenCounter); the pool is twice that. */
@@ -67,9 +69,9 @@ interface Case {
   readonly prime?: (count: Count) => void;
 }
 
-/** The o200k table, then the open model families' (token-families.ts). */
+/** The o200k table, loading the rank tables (token-tables.ts), then the open model families' (token-families.ts). */
 export async function run(): Promise<BenchReport[]> {
-  return [await runO200k(), await runFamilies()];
+  return [await runO200k(), await runTables(), await runFamilies()];
 }
 
 /** Measures chunk and document counting with each side and checks the counts agree. */
