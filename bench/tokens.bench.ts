@@ -13,10 +13,10 @@
  * The counts themselves are checked too: ours must equal gpt-tokenizer's and the
  * reference tiktoken's on every text of the corpus, or the run fails.
  *
- * Then loading the rank tables in a fresh process, ours against gpt-tokenizer's module
- * (token-tables.ts). Then the open model families (Llama 3, Gemma 3, Qwen 3, DeepSeek V3): first-use
- * load time and counting cost as ratios against each package's own encode
- * (token-families.ts), in a second table.
+ * A second table: loading the rank tables in a fresh process, ours against gpt-tokenizer's
+ * module (token-tables.ts). A third: the open model families (Llama 3, Gemma 3, Qwen 3,
+ * DeepSeek V3), first-use load time and counting cost as ratios against each package's own
+ * encode (token-families.ts).
  */
 import { createTokenCounter, gptTokenizerCount, tiktokenCount } from "ocp-provider/tokens";
 import { codeSnippets, documents, meanBytes } from "./corpus.js";
