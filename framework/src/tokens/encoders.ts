@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { deserialize } from "node:v8";
+import { deserialize, serialize } from "node:v8";
 import { asciiPieceEnd } from "./ascii-pieces.js";
 
 /** The BPE encodings we count with. */
@@ -68,6 +68,12 @@ function gptTokenizerVersion(): string {
     JSON.parse(readFileSync(join(dirname(require.resolve("gpt-tokenizer")), "..", "package.json"), "utf8")).version,
   );
   return installedVersion;
+}
+
+/** The snapshot of `name`'s rank table, from the installed gpt-tokenizer: what the build writes (write-ranks.js). */
+export function rankSnapshotBytes(name: BpeEncodingName): Buffer {
+  const ranks = (require(`gpt-tokenizer/bpeRanks/${name}`) as { default: unknown[] }).default;
+  return serialize({ format: 1, package: "gpt-tokenizer", version: gptTokenizerVersion(), encoding: name, ranks });
 }
 
 /**
